@@ -1,0 +1,115 @@
+# Bad input and the full/empty cases: a clear, specific error, and the queue unchanged.
+import gc
+import ticketq
+from ticketq import TicketQueue, QueueFull, QueueEmpty, LOW, HIGH, CRITICAL
+from support import raises, snapshot, check_heap, IS_MICROPYTHON
+
+
+def filled():
+    q = TicketQueue(3, first_seq=40)
+    q.push(1, LOW)
+    q.push(2, HIGH)
+    q.pop()
+    q.push(3, LOW)
+    return q
+
+
+def test_full_queue_raises_and_changes_nothing():
+    q = filled()
+    q.push(4, LOW)
+    before = snapshot(q)
+    # Even a CRITICAL ticket cannot jump a full queue.
+    e = raises(QueueFull, q.push, 5, CRITICAL)
+    assert "full" in str(e)
+    assert snapshot(q) == before
+    q.pop()
+    assert q.push(5, CRITICAL) == 44  # no sequence number was spent on the refusal
+
+
+def test_empty_pop_and_peek_raise():
+    q = TicketQueue(2)
+    raises(QueueEmpty, q.pop)
+    raises(QueueEmpty, q.peek)
+    q.push(1, LOW)
+    q.pop()
+    before = snapshot(q)
+    e = raises(QueueEmpty, q.pop)
+    assert "empty" in str(e)
+    assert snapshot(q) == before
+
+
+def test_exceptions_are_distinct_classes():
+    assert issubclass(QueueFull, Exception) and issubclass(QueueEmpty, Exception)
+    assert not issubclass(QueueFull, QueueEmpty) and not issubclass(QueueEmpty, QueueFull)
+
+
+def test_bad_priority():
+    q = filled()
+    before = snapshot(q)
+    for p in (-1, 4, 99, 2 ** 40):
+        raises(ValueError, q.push, 7, p)
+    for p in ("1", 1.0, None, [1]):
+        raises(TypeError, q.push, 7, p)
+    assert snapshot(q) == before
+
+
+def test_bad_job_id():
+    q = filled()
+    before = snapshot(q)
+    for i in (-1, 0x40000000, 2 ** 64):
+        raises(ValueError, q.push, i, LOW)
+        raises(ValueError, q.remove, i)
+    for i in ("7", 7.0, None):
+        raises(TypeError, q.push, i, LOW)
+        raises(TypeError, q.remove, i)
+    assert snapshot(q) == before
+    assert q.push(0x3FFFFFFF, LOW) == 43  # the largest id is fine
+    check_heap(q)
+
+
+def test_bad_constructor_arguments():
+    raises(ValueError, TicketQueue, 0)
+    raises(ValueError, TicketQueue, -3)
+    raises(TypeError, TicketQueue, 2.5)
+    raises(TypeError, TicketQueue, "8")
+    raises(ValueError, TicketQueue, 4, -1)
+    raises(ValueError, TicketQueue, 4, 0x40000000)
+    raises(ValueError, TicketQueue, 4, 0, -1)
+    raises(TypeError, TicketQueue, 4, 0, None)
+
+
+def test_each_raise_outside_heap_lock_is_a_fresh_instance():
+    # A single preallocated instance raised again and again grows its traceback on
+    # MicroPython until the heap runs out; with the heap unlocked the queue raises a new one.
+    q = TicketQueue(1)
+    q.push(1, LOW)
+    a = raises(QueueFull, q.push, 2, LOW)
+    b = raises(QueueFull, q.push, 2, LOW)
+    c = raises(QueueEmpty, TicketQueue(1).pop)
+    assert a is not b and a is not ticketq._FULL and c is not ticketq._EMPTY
+
+
+def test_repeated_raises_do_not_leak():
+    q = TicketQueue(1)
+    q.push(1, LOW)
+    e = TicketQueue(1)
+
+    def spin(n):
+        for _ in range(n):
+            try:
+                q.push(2, LOW)
+            except QueueFull:
+                pass
+            try:
+                e.pop()
+            except QueueEmpty:
+                pass
+
+    spin(50)
+    if not IS_MICROPYTHON:
+        return  # CPython frees each instance by reference counting; the check is for MicroPython
+    gc.collect()
+    before = gc.mem_free()
+    spin(2000)
+    gc.collect()
+    assert before - gc.mem_free() < 256, (before, gc.mem_free())
