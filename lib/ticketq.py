@@ -240,37 +240,37 @@ class TicketQueue:
             self._up(j, k[j] - _LIM, v if v < 0 else ~v)
 
     def _renum(self):
-        # The internal counter reached _lim. Shift every queued sequence down by the
-        # smallest one (O(n)): sequence numbers seen outside stay exact. If a ticket is so
-        # old that the shift frees less than half the range, pack the queued sequences to
-        # 0..n-1 instead (O(n*n)): order stays exact, outside numbers of the packed tickets
-        # are renumbered. Either way the heap stays valid: no comparison changes.
+        # The internal counter reached _lim. Tickets pushed in the last _lim/4 pushes keep
+        # their numbers exactly (shifted down together); older ones, which have waited
+        # through 2**27 later pushes, are packed to 0, 1, ... in order and so renumbered.
+        # No comparison between two tickets changes, so the heap stays valid as it is.
+        # Cost: O(n) per renumbering, plus O(n) per packed ticket; once per 3/4 * 2**29 pushes.
         k = self._k
         n = self._n
-        lim = self._lim
-        m = self._nxt
-        for i in range(n):
-            if k[i] & _SMASK < m:
-                m = k[i] & _SMASK
-        if self._nxt - m <= lim >> 1:
+        w = self._nxt - (self._lim >> 2)
+        o = 0
+        prev = -1
+        while 1:
+            # The next oldest ticket below w. A packed value never exceeds the one it
+            # replaced, so packed slots fall at or below `prev` and are not found again.
+            b = w
+            j = -1
             for i in range(n):
-                k[i] -= m
-        else:
-            # Rank r goes to the r-th smallest sequence; a rank never exceeds the value it
-            # replaces, so slots already packed fall below `prev` and are not found again.
-            prev = -1
-            for r in range(n):
-                b = lim
-                for i in range(n):
-                    s = k[i] & _SMASK
-                    if prev < s < b:
-                        b = s
-                        j = i
-                k[j] += r - b
-                prev = b
-            m = self._nxt - n
-        self._nxt -= m
-        s = self._nb + m
+                s = k[i] & _SMASK
+                if prev < s < b:
+                    b = s
+                    j = i
+            if j < 0:
+                break
+            k[j] += o - b
+            prev = b
+            o += 1
+        w -= o
+        for i in range(n):
+            if k[i] & _SMASK >= o:
+                k[i] -= w
+        self._nxt -= w
+        s = self._nb + w
         self._nb = s if s < 0 else s - _MASK - 1
 
     def tickets(self):
