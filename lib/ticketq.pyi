@@ -1,0 +1,136 @@
+"""ticketq: a clock-free, preallocated priority queue of integer job tickets.
+
+A *ticket* is ``(job id, priority class, sequence number)``. The queue assigns the
+sequence number itself at push time: a logical clock that starts at ``first_seq`` and
+goes up by one per push, modulo 2**30. It never reads a clock, so two boards that see the
+same pushes, pops and removes in the same order produce the same schedule.
+
+Order: higher priority class first; within a class, lower sequence number first (FIFO).
+This is FreeRTOS's rule for tasks of equal priority, and the ``[priority, count, task]``
+recipe of CPython's ``heapq`` notes; unlike Rust's ``heapless::BinaryHeap`` the order is
+total, so equal classes never pop in arbitrary order.
+
+Strict priority: a lower class pops only when no higher class is queued, so a steady stream
+of higher-class tickets starves lower classes for ever. Pass ``aging=N`` to promote the
+oldest waiting ticket below CRITICAL one class every N pops (driven by the pop counter,
+never by time).
+
+Memory: all storage is allocated in the constructor: two ``array('i')`` of ``capacity``
+slots, 8 bytes a slot. ``push``, ``pop``, ``peek``, ``remove`` and ``len`` allocate nothing
+on MicroPython (proved under ``micropython.heap_lock()``), and every integer they touch is
+a small int (-2**30 <= v < 2**30) on a 32-bit port. The queue holds ids, never payloads:
+the caller keeps the id-to-job table.
+"""
+
+LOW: int  # 0
+NORMAL: int  # 1
+HIGH: int  # 2
+CRITICAL: int  # 3: pops first
+
+
+class QueueFull(Exception):
+    """Raised by push on a full queue; the queue is unchanged (no sequence number spent).
+
+    Backpressure: even a CRITICAL ticket cannot jump a full queue. On MicroPython a fresh
+    instance is raised while the heap can allocate, and one preallocated instance while
+    ``micropython.heap_lock()`` is in force, so raising never allocates under the lock and
+    no instance's traceback grows without bound.
+    """
+
+
+class QueueEmpty(Exception):
+    """Raised by pop and peek on an empty queue; raised like QueueFull (no allocation)."""
+
+
+class TicketQueue:
+    """A bounded priority queue of integer job tickets (a binary min-heap of keys).
+
+    Each slot stores one key ``((1 - class) << 29) + internal_sequence`` and one job id in
+    two ``array('i')``: the smallest key pops first and every key is a small int. Heap
+    invariant (as in CPython's ``heapq``): ``key[(i - 1) >> 1] < key[i]`` for every slot i.
+    """
+
+    capacity: int
+    """Number of slots, fixed at construction (read only). 1 <= capacity <= 2**24."""
+
+    aging: int
+    """Promote the oldest ticket below CRITICAL one class every ``aging`` pops; 0 = off."""
+
+    last_priority: int
+    """Class (0..3) of the ticket the last pop() returned; -1 before the first pop."""
+
+    last_seq: int
+    """Sequence number (0 <= s < 2**30) of the ticket the last pop() returned; -1 before."""
+
+    digest: int
+    """Schedule digest, 0 <= digest < 2**30: a pure function of the pops since construction
+    or clear(). Two boards compare whole schedules by comparing this one number."""
+
+    trace: object
+    """None, or an object whose ``record(id, cls, seq, promoted)`` pop calls (see
+    ticketq_audit.Trace: a preallocated ring of the last K pops)."""
+
+    def __init__(self, capacity: int, first_seq: int = 0, aging: int = 0) -> None:
+        """Allocate all storage: 8 bytes a slot, two arrays, nothing more ever.
+
+        capacity: 1 <= capacity <= 2**24 slots (RAM is the real bound: 32 slots = 256 B).
+        first_seq: the sequence number of the first push, 0 <= first_seq < 2**30. Lets a
+            board that restores or mirrors a queue continue its sequence.
+        aging: 0 (default, strict priority) or N > 0: every N pops, the oldest queued
+            ticket below CRITICAL moves up one class (keeping its sequence number).
+
+        Raises TypeError for a non-int, ValueError for a value out of range.
+        """
+
+    def push(self, job_id: int, priority: int) -> int:
+        """Queue a ticket; return its sequence number (0 <= seq < 2**30).
+
+        job_id: 0 <= job_id < 2**30; ids need not be unique.
+        priority: LOW, NORMAL, HIGH or CRITICAL (0..3).
+
+        Raises TypeError (non-int) or ValueError (out of range) for bad input, QueueFull if
+        ``len(q) == capacity``; in every such case the queue is unchanged and no sequence
+        number is used up. O(log n) sift-up; no allocation.
+
+        Once per 3/4 * 2**29 pushes the internal counter runs out and the queued tickets
+        are renumbered in place (O(n), plus O(n) per ticket that has waited through more
+        than 2**27 later pushes). Relative order is always kept exactly; a ticket that waited
+        through fewer than 2**27 later pushes keeps the exact sequence number push returned,
+        an older one is given a smaller, still ordered, number.
+        """
+
+    def pop(self) -> int:
+        """Remove the next ticket (highest class, then lowest sequence); return its job id.
+
+        Sets ``last_priority`` and ``last_seq`` to that ticket's class and sequence number
+        and folds the ticket into ``digest``. With aging on, every ``aging``-th pop then
+        promotes one ticket (an O(n) scan). Raises QueueEmpty on an empty queue (unchanged).
+        O(log n) sift-down; no allocation.
+        """
+
+    def peek(self) -> int:
+        """Job id of the next ticket, not removed. Raises QueueEmpty. O(1); no allocation."""
+
+    def remove(self, job_id: int) -> bool:
+        """Remove the oldest queued ticket (lowest sequence number) with this job id.
+
+        Returns True if one was removed, False if none is queued. The ticket that fills the
+        hole is sifted up or down as it needs. Raises TypeError/ValueError for an id that
+        push would refuse (queue unchanged). O(n) search + O(log n) repair; no allocation.
+        """
+
+    def full(self) -> bool:
+        """True when ``len(q) == capacity``: the next push raises QueueFull."""
+
+    def clear(self) -> None:
+        """Drop every ticket, reset digest and the aging count. The sequence goes on."""
+
+    def tickets(self) -> list[tuple[int, int, int]]:
+        """``[(job_id, class, seq), ...]`` in pop order, for the REPL. Allocates (a list and
+        a sort); does not change the queue. O(n log n)."""
+
+    def __len__(self) -> int:
+        """Number of queued tickets, 0..capacity. ``bool(q)`` is ``len(q) > 0``."""
+
+    def __repr__(self) -> str:
+        """``<TicketQueue n/capacity CRITICAL=c HIGH=h NORMAL=m LOW=l>`` (allocates)."""

@@ -1,0 +1,80 @@
+# ticketq_audit: what a person needs to check a schedule, kept out of ticketq.py so a small
+# board that does not need it does not pay for it. Full documentation: ticketq_audit.pyi.
+from array import array
+
+_NAMES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
+
+
+class Trace:
+    # A ring of the last `size` pops, preallocated: record() allocates nothing, so it can
+    # stay attached to a queue on the hot path (q.trace = Trace(16)).
+    def __init__(self, size):
+        if type(size) is not int or size < 1:
+            raise ValueError("trace size must be an int >= 1")
+        self.size = size
+        self._i = array("i", range(size))
+        self._s = array("i", range(size))
+        self._f = bytearray(size)  # class | 4 if promoted by aging
+        self._pos = 0
+        self.count = 0
+
+    def record(self, job_id, cls, seq, promoted):
+        p = self._pos
+        self._i[p] = job_id
+        self._s[p] = seq
+        self._f[p] = cls | 4 if promoted else cls
+        p += 1
+        self._pos = 0 if p == self.size else p
+        self.count += 1
+
+    def entries(self):
+        # [(id, class, seq, promoted), ...], oldest first. Allocates (REPL use).
+        n = min(self.count, self.size)
+        out = []
+        for j in range(self._pos - n, self._pos):
+            f = self._f[j]
+            out.append((self._i[j], f & 3, self._s[j], f > 3))
+        return out
+
+    def __repr__(self):
+        return "\n".join("%d %s seq=%d%s" % (i, _NAMES[c], s, " (aged)" if p else "")
+                         for i, c, s, p in self.entries())
+
+
+def _find(q, job_id):
+    # (key, class, seq, promoted) of the oldest queued ticket with this id: the one
+    # TicketQueue.remove would take. Reads the queue's slots; changes nothing.
+    best = None
+    for j in range(len(q)):
+        x = q._d[j]
+        if x == job_id or ~x == job_id:
+            key = q._k[j]
+            if best is None or key & 0x1FFFFFFF < best[0] & 0x1FFFFFFF:
+                best = (key, x < 0)
+    if best is None:
+        return None
+    key, aged = best
+    s = (key & 0x1FFFFFFF) + q._nb
+    return key, 1 - (key >> 29), s if s >= 0 else s + 0x40000000, aged
+
+
+def _describe(job_id, t):
+    return "job %d is %s, seq %d%s" % (
+        job_id, _NAMES[t[1]], t[2], " (promoted by aging)" if t[3] else "")
+
+
+def explain(q, a, b):
+    # Why the queued ticket with id a pops before or after the one with id b, in words.
+    ta = _find(q, a)
+    tb = _find(q, b)
+    if ta is None or tb is None:
+        return "job %d is not queued" % (a if ta is None else b)
+    if a == b:
+        return _describe(a, ta)
+    if ta[0] > tb[0]:
+        a, b, ta, tb = b, a, tb, ta
+    if ta[1] != tb[1]:
+        why = "its class is higher, and a higher class always pops first (strict priority)"
+    else:
+        why = "both are in one class and it was pushed earlier (FIFO by sequence number)"
+    return "%s; %s. Job %d pops first: %s." % (_describe(a, ta), _describe(b, tb), a, why)

@@ -1,0 +1,269 @@
+#!/usr/bin/env node
+// Runs ticketq's test modules on a real MicroPython VM: the official WebAssembly port
+// (@micropython/micropython-webassembly-pyscript, pinned in package.json) under Node.js.
+//
+//   node tools/mpvm/run.mjs [--heap BYTES] [--timeout SECONDS] [--path DIR] MODULE [MODULE ...]
+//
+// Copies lib/ and tests/ (every *.py) into the VM's MEMFS, puts both on sys.path and runs
+// `import mprun; failed = mprun.run([MODULE, ...])` (tests/mprun.py), forwarding the
+// VM's output to stdout line by line.
+//
+// Exit status: 0 no test failed; 1 a test failed, or mprun's closing line
+// "N passed, N failed, N skipped" never came; 2 the VM or this runner errored (an
+// exception escaped into runPython, bad arguments, ...); 3 the watchdog fired.
+//
+// The VM runs in a worker thread: some failures hang the port in a busy loop (an
+// exception escaping while micropython.heap_lock() is active, heap_unlock() on an
+// unlocked heap followed by an allocation) and block the thread they run on, so the
+// main thread keeps the watchdog and terminates the worker.
+import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(HERE, "..", "..");
+const VM_PKG = "@micropython/micropython-webassembly-pyscript";
+const CLOSING = /^(\d+) passed, (\d+) failed, (\d+) skipped$/;
+
+const USAGE = `usage: node tools/mpvm/run.mjs [options] MODULE [MODULE ...]
+  --heap BYTES       initial MicroPython GC heap (default 1048576; k/m suffix allowed)
+  --timeout SECONDS  watchdog for the whole run (default 600); exit 3 when it fires
+  --path DIR         also copy DIR/*.py into the VM and put it on sys.path (repeatable)
+exit: 0 all passed, 1 a test failed or no closing line, 2 VM/runner error, 3 timeout`;
+
+function parseSize(s) {
+  const m = /^(\d+)([kKmM]?)$/.exec(s || "");
+  if (!m) return NaN;
+  const mult = { "": 1, k: 1024, m: 1024 * 1024 }[m[2].toLowerCase()];
+  return parseInt(m[1], 10) * mult;
+}
+
+function parseArgs(argv) {
+  const opts = { heap: 1024 * 1024, timeout: 600, paths: [], modules: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const eq = a.indexOf("=");
+    const [flag, inline] = a.startsWith("--") && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
+    const value = () => {
+      if (inline !== undefined) return inline;
+      if (i + 1 >= argv.length) throw new Error(`${flag} needs a value`);
+      return argv[++i];
+    };
+    if (flag === "-h" || flag === "--help") {
+      console.log(USAGE);
+      process.exit(0);
+    } else if (flag === "--heap") {
+      opts.heap = parseSize(value());
+      if (!(opts.heap >= 16 * 1024)) throw new Error("--heap must be an integer >= 16384 (k/m suffix allowed)");
+    } else if (flag === "--timeout") {
+      opts.timeout = Number(value());
+      if (!(opts.timeout > 0)) throw new Error("--timeout must be a positive number of seconds");
+    } else if (flag === "--path") {
+      const dir = path.resolve(value());
+      if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--path: not a directory: ${dir}`);
+      opts.paths.push(dir);
+    } else if (a.startsWith("-")) {
+      throw new Error(`unknown option ${a}`);
+    } else if (/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(a)) {
+      opts.modules.push(a);
+    } else {
+      throw new Error(`not a module name: ${a} (give e.g. test_queue, not tests/test_queue.py)`);
+    }
+  }
+  if (!opts.modules.length) throw new Error("no MODULE given");
+  return opts;
+}
+
+// Every *.py under dir (recursively, so packages come along), as [relative path, bytes].
+function pyFiles(dir, rel = "") {
+  const out = [];
+  for (const ent of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+    if (ent.name.startsWith(".") || ent.name === "__pycache__" || ent.name === "node_modules") continue;
+    const r = rel ? `${rel}/${ent.name}` : ent.name;
+    if (ent.isDirectory()) out.push(...pyFiles(dir, r));
+    else if (ent.isFile() && ent.name.endsWith(".py")) out.push([r, fs.readFileSync(path.join(dir, r))]);
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- main thread
+function main() {
+  let opts;
+  try {
+    opts = parseArgs(process.argv.slice(2));
+  } catch (e) {
+    console.error(`mpvm: ${e.message}\n${USAGE}`);
+    process.exit(2);
+  }
+  const dirs = [path.join(REPO, "tests"), path.join(REPO, "lib"), ...opts.paths];
+  const trees = dirs.map((d) => (fs.existsSync(d) ? pyFiles(d) : []));
+
+  const worker = new Worker(fileURLToPath(import.meta.url), {
+    workerData: { heap: opts.heap, modules: opts.modules, trees },
+    stdout: false,
+    stderr: false,
+  });
+
+  let closing = null; // the parsed closing line of mprun
+  let failed = null; // the value mprun.run returned
+  let outcome = null; // "done" | "pyerror" | "timeout" | "crash"
+  let current = null; // { name, tests: [...] | null } the module mprun is in
+  const reported = new Set(); // "module.test" names that got a PASS/FAIL/SKIP line
+  let lastLine = "";
+
+  const watchdog = setTimeout(() => {
+    outcome = "timeout";
+    let where = "before any test module was imported";
+    if (current) {
+      where = `in module ${current.name}`;
+      const next = current.tests && current.tests.find((t) => !reported.has(`${current.name}.${t}`));
+      if (next) where += `, test ${next}`;
+      else if (!current.tests) where += " (while importing it)";
+    }
+    process.stdout.write(
+      `\nmpvm: TIMEOUT after ${opts.timeout} s ${where}: the VM hung or ran too long ` +
+        `(this port hangs when an exception escapes under micropython.heap_lock(), ` +
+        `or after heap_unlock() on an unlocked heap). Last output: ${JSON.stringify(lastLine)}\n`,
+    );
+    process.exitCode = 3;
+    worker.terminate();
+  }, opts.timeout * 1000);
+
+  worker.on("message", (msg) => {
+    if (outcome === "timeout") return;
+    switch (msg.t) {
+      case "out": {
+        process.stdout.write(msg.s);
+        const line = msg.s.replace(/\r?\n$/, "");
+        if (line.trim()) lastLine = line;
+        const m = CLOSING.exec(line);
+        if (m) closing = { passed: +m[1], failed: +m[2], skipped: +m[3] };
+        const r = /^(?:PASS|FAIL|SKIP) (\S+?)(?::|$)/.exec(line);
+        if (r) reported.add(r[1]);
+        break;
+      }
+      case "module":
+        current = { name: msg.name, tests: null };
+        break;
+      case "tests":
+        if (current && current.name === msg.name) current.tests = msg.tests;
+        break;
+      case "done":
+        outcome = "done";
+        failed = msg.failed;
+        worker.terminate(); // asyncio tasks a test left behind must not keep it alive
+        break;
+      case "pyerror":
+        outcome = "pyerror";
+        process.stdout.write(`mpvm: the VM raised ${msg.type}${current ? ` (in module ${current.name})` : ""}:\n${msg.message}\n`);
+        worker.terminate();
+        break;
+    }
+  });
+  worker.on("error", (e) => {
+    if (outcome === "timeout") return;
+    outcome = "crash";
+    process.stdout.write(`mpvm: the VM crashed${current ? ` in module ${current.name}` : ""}: ${e && e.stack ? e.stack : e}\n`);
+  });
+  worker.on("exit", () => {
+    clearTimeout(watchdog);
+    if (outcome === "timeout") return; // exitCode 3 already set
+    if (outcome === "pyerror" || outcome === "crash") {
+      process.exitCode = 2;
+    } else if (outcome !== "done") {
+      process.stdout.write("mpvm: the VM exited before the run finished\n");
+      process.exitCode = 2;
+    } else if (!closing) {
+      process.stdout.write("mpvm: mprun never printed its closing line 'N passed, N failed, N skipped'\n");
+      process.exitCode = 1;
+    } else {
+      process.exitCode = failed || closing.failed ? 1 : 0;
+    }
+  });
+}
+
+// ---------------------------------------------------------------- worker thread
+async function vm() {
+  const { heap, modules, trees } = workerData;
+  const { loadMicroPython } = await import(path.join(HERE, "node_modules", VM_PKG, "micropython.mjs")).catch((e) => {
+    throw new Error(`cannot load ${VM_PKG} (run: npm ci --prefix tools/mpvm): ${e.message}`);
+  });
+
+  // Python's stdout and stderr, byte by byte, become one ordered stream of whole lines
+  // posted to the main thread (so nothing is lost if this thread later hangs).
+  const decoder = new TextDecoder();
+  let buf = [];
+  const put = (byte) => {
+    buf.push(byte);
+    if (byte === 10) flush();
+  };
+  const flush = () => {
+    if (buf.length) parentPort.postMessage({ t: "out", s: decoder.decode(new Uint8Array(buf)) });
+    buf = [];
+  };
+  const each = (bytes) => bytes.forEach(put);
+
+  const mp = await loadMicroPython({ heapsize: heap, linebuffer: false, stdout: each, stderr: each });
+  mp.registerJsModule("_mpvm", {
+    module: (name) => parentPort.postMessage({ t: "module", name }),
+    tests: (name, tests) => parentPort.postMessage({ t: "tests", name, tests: String(tests).split(",").filter(Boolean) }),
+  });
+
+  const roots = ["/ticketq/tests", "/ticketq/lib", ...trees.slice(2).map((_, i) => `/ticketq/path${i}`)];
+  const mkdirs = (p) => {
+    let cur = "";
+    for (const part of p.split("/").filter(Boolean)) {
+      cur += "/" + part;
+      if (!mp.FS.analyzePath(cur).exists) mp.FS.mkdir(cur);
+    }
+  };
+  trees.forEach((files, i) => {
+    mkdirs(roots[i]);
+    for (const [rel, data] of files) {
+      mkdirs(path.posix.dirname(`${roots[i]}/${rel}`));
+      mp.FS.writeFile(`${roots[i]}/${rel}`, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    }
+  });
+
+  // mprun imports each module with __import__(name); a wrapper in its globals tells the
+  // watchdog which module (and which of its tests) is running.
+  const code = [
+    "import sys",
+    `sys.path[0:0] = ${JSON.stringify(roots)}`,
+    "import mprun",
+    "def _mpvm_setup():",
+    "    import _mpvm",
+    "    imp = __import__",
+    "    def hook(name, *args):",
+    "        _mpvm.module(name)",
+    "        m = imp(name, *args)",
+    "        _mpvm.tests(name, ','.join(t for t in sorted(dir(m)) if t.startswith('test_') and callable(getattr(m, t))))",
+    "        return m",
+    "    try:",
+    "        mprun.__import__ = hook",
+    "    except Exception:",
+    "        pass",
+    "_mpvm_setup()",
+    "del _mpvm_setup",
+    `failed = mprun.run(${JSON.stringify(modules)})`,
+    "",
+  ].join("\n");
+
+  try {
+    mp.runPython(code);
+  } catch (e) {
+    flush();
+    if (e && e.name === "PythonError") {
+      parentPort.postMessage({ t: "pyerror", type: e.type, message: e.message });
+      return;
+    }
+    throw e;
+  }
+  flush();
+  const failed = mp.globals.get("failed");
+  parentPort.postMessage({ t: "done", failed: typeof failed === "number" ? failed : failed ? 1 : 0 });
+}
+
+if (isMainThread) main();
+else await vm();
