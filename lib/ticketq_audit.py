@@ -78,3 +78,14 @@ def explain(q, a, b):
     else:
         why = "both are in one class and it was pushed earlier (FIFO by sequence number)"
     return "%s; %s. Job %d pops first: %s." % (_describe(a, ta), _describe(b, tb), a, why)
+
+
+def max_wait(capacity, aging, cls):
+    # Upper bound on the pops of other tickets that can come before a ticket of class
+    # `cls` pops, whatever is pushed meanwhile (see ticketq_audit.pyi for the proof sketch).
+    # None: unbounded (strict priority starves lower classes).
+    if cls == 3:
+        return capacity - 1
+    if not aging:
+        return None
+    return aging * ((capacity - 1) * 3 + 3 - cls) + capacity - 1

@@ -1,0 +1,110 @@
+# Aging driven by the pop counter, and the schedule digest, on every interpreter.
+from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
+from ticketq_audit import max_wait, Trace
+from support import check_heap, Rng
+
+
+def starve(q, victim_cls, pops, r, mix=True):
+    # Adversary: keep the queue full, of CRITICAL tickets (mix: with 1 in 8 of any class);
+    # count the pops of other tickets before the victim (id 999) pops. None: it never did.
+    q.push(999, victim_cls)
+    for n in range(pops):
+        while not q.full():
+            q.push(r.next(50), CRITICAL if not mix or r.next(8) else r.next(4))
+        if q.pop() == 999:
+            return n
+        check_heap(q)
+    return None
+
+
+def test_strict_priority_starves_without_aging():
+    q = TicketQueue(8)
+    assert starve(q, LOW, 2000, Rng(1), mix=False) is None
+    assert max_wait(8, 0, LOW) is None and max_wait(8, 0, CRITICAL) == 7
+
+
+def test_aging_bounds_every_wait():
+    r = Rng(3)
+    for cap in (1, 2, 5, 8):
+        for n in (1, 2, 4):
+            for cls in (LOW, NORMAL, HIGH, CRITICAL):
+                q = TicketQueue(cap, aging=n)
+                for _ in range(r.next(3 * cap)):  # a random history first
+                    if r.next(2) and not q.full():
+                        q.push(r.next(50), r.next(4))
+                    elif q:
+                        q.pop()
+                if q.full():
+                    q.pop()
+                w = starve(q, cls, 10000, r, mix=r.next(2))
+                assert w is not None and w <= max_wait(cap, n, cls), (cap, n, cls, w)
+
+
+def test_promotion_takes_the_oldest_below_top_and_marks_it():
+    q = TicketQueue(8, aging=2)
+    q.trace = Trace(8)
+    q.push(1, HIGH)      # seq 0
+    q.push(2, LOW)       # seq 1
+    q.push(3, NORMAL)    # seq 2
+    q.push(4, CRITICAL)  # seq 3
+    q.push(5, CRITICAL)  # seq 4
+    q.pop()
+    q.pop()              # second pop: job 1 (HIGH, oldest below top) becomes CRITICAL
+    assert q.tickets()[0] == (1, CRITICAL, 0)
+    q.pop()
+    q.pop()              # fourth pop: job 2 (LOW) becomes NORMAL, ahead of job 3 by age
+    assert q.tickets() == [(2, NORMAL, 1)]
+    q.pop()
+    assert [(e[0], e[3]) for e in q.trace.entries()] == [
+        (4, False), (5, False), (1, True), (3, False), (2, True)]
+
+
+def test_aging_off_is_exactly_strict_priority():
+    a = TicketQueue(16)
+    b = TicketQueue(16, aging=0)
+    r = Rng(11)
+    for _ in range(300):
+        if r.next(3) and not a.full():
+            i, c = r.next(99), r.next(4)
+            a.push(i, c)
+            b.push(i, c)
+        elif a:
+            assert (a.pop(), a.last_priority) == (b.pop(), b.last_priority)
+    assert a.tickets() == sorted(a.tickets(), key=lambda t: (-t[1], t[2]))
+
+
+def test_digest_is_fixed_for_an_empty_schedule_and_reset_by_clear():
+    q = TicketQueue(4)
+    d0 = q.digest
+    assert d0 == TicketQueue(9, first_seq=5, aging=2).digest == 0x2A5F0C3
+    q.push(1, LOW)
+    q.pop()
+    assert q.digest != d0 and 0 <= q.digest < 0x40000000
+    q.clear()
+    assert q.digest == d0
+
+
+def test_digest_golden_value_is_the_same_on_every_interpreter():
+    q = TicketQueue(16, first_seq=0x3FFFFFF0, aging=3)
+    r = Rng(77)
+    for _ in range(500):
+        if r.next(2) and not q.full():
+            q.push(r.next(0x40000000), r.next(4))
+        elif q:
+            q.pop()
+    assert q.digest == 0x104F8A7D, hex(q.digest)
+
+
+def test_digest_tells_schedules_apart():
+    def run(order):
+        q = TicketQueue(8)
+        for i in order:
+            q.push(i, NORMAL)
+        while q:
+            q.pop()
+        return q.digest
+    base = run([1, 2, 3, 4])
+    assert run([1, 2, 3, 4]) == base
+    assert run([2, 1, 3, 4]) != base  # two jobs swapped
+    assert run([1, 2, 3]) != base     # one job missing
+    assert run([1, 2, 3, 5]) != base  # one job changed
