@@ -1,41 +1,66 @@
 # Runs test modules on MicroPython, where pytest does not exist: imports each module, calls
-# every test_* function, prints one line per test and a closing "N passed, N failed,
-# N skipped" line. A module that cannot be imported here (it needs hypothesis, say) is
-# reported as skipped, never passed over silently. Used by tools/mpvm (the WebAssembly VM)
-# and tools/devtest.py (a board over mpremote).
+# every test_* function, prints one line per test; report() prints the closing
+# "N passed, N failed, N skipped" line. A module that cannot be imported or compiled here
+# (it needs hypothesis, or is too big for a micro:bit) is reported as skipped or failed,
+# never passed over silently. Used by tools/mpvm (the WebAssembly VM) and tools/devtest.py
+# (a board over mpremote); mprun_async.py adds the asyncio case_* coroutines where the
+# VM's event loop can run them.
 import gc
 import sys
 
 from support import SkipTest
 
+res = [0, 0, 0]  # passed, failed, skipped
 
-def run(names):
-    res = [0, 0, 0]  # passed, failed, skipped
+
+def outcome(label, err):
+    if err is None:
+        print("PASS " + label)
+        res[0] += 1
+    elif isinstance(err, SkipTest):
+        print("SKIP %s: %s" % (label, err))
+        res[2] += 1
+    else:
+        print("FAIL " + label)
+        sys.print_exception(err)
+        res[1] += 1
+
+
+def load(name):
+    try:
+        return __import__(name)
+    except ImportError as e:
+        outcome(name, SkipTest("cannot import here (%s)" % e))
+    except Exception as e:  # SyntaxError, MemoryError while compiling
+        outcome(name, e)
+
+
+def unload(name):
+    if name in sys.modules:
+        del sys.modules[name]
+    gc.collect()
+
+
+def run(names, prefix="test_"):
     for name in names:
-        try:
-            mod = __import__(name)
-        except ImportError as e:
-            print("SKIP %s: cannot import here (%s)" % (name, e))
-            res[2] += 1
+        mod = load(name)
+        if mod is None:
             continue
         for t in sorted(dir(mod)):
             fn = getattr(mod, t)
-            if not t.startswith("test_") or not callable(fn):
+            if not t.startswith(prefix) or not callable(fn):
                 continue
             gc.collect()
+            err = None
             try:
                 fn()
-            except SkipTest as e:
-                print("SKIP %s.%s: %s" % (name, t, e))
-                res[2] += 1
             except Exception as e:
-                print("FAIL %s.%s" % (name, t))
-                sys.print_exception(e)
-                res[1] += 1
-            else:
-                print("PASS %s.%s" % (name, t))
-                res[0] += 1
-        del sys.modules[name]
-        gc.collect()
+                err = e
+            outcome("%s.%s" % (name, t), err)
+        unload(name)
+    return res[1]
+
+
+def report():
     print("%d passed, %d failed, %d skipped" % tuple(res))
     return res[1]

@@ -17,6 +17,7 @@
 // unlocked heap followed by an allocation) and block the thread they run on, so the
 // main thread keeps the watchdog and terminates the worker.
 import { Worker, isMainThread, parentPort, workerData } from "node:worker_threads";
+import { parseArgs as parseArgsUtil } from "node:util";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,36 +41,32 @@ function parseSize(s) {
 }
 
 function parseArgs(argv) {
-  const opts = { heap: 1024 * 1024, timeout: 600, paths: [], modules: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const eq = a.indexOf("=");
-    const [flag, inline] = a.startsWith("--") && eq > 0 ? [a.slice(0, eq), a.slice(eq + 1)] : [a, undefined];
-    const value = () => {
-      if (inline !== undefined) return inline;
-      if (i + 1 >= argv.length) throw new Error(`${flag} needs a value`);
-      return argv[++i];
-    };
-    if (flag === "-h" || flag === "--help") {
-      console.log(USAGE);
-      process.exit(0);
-    } else if (flag === "--heap") {
-      opts.heap = parseSize(value());
-      if (!(opts.heap >= 16 * 1024)) throw new Error("--heap must be an integer >= 16384 (k/m suffix allowed)");
-    } else if (flag === "--timeout") {
-      opts.timeout = Number(value());
-      if (!(opts.timeout > 0)) throw new Error("--timeout must be a positive number of seconds");
-    } else if (flag === "--path") {
-      const dir = path.resolve(value());
-      if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--path: not a directory: ${dir}`);
-      opts.paths.push(dir);
-    } else if (a.startsWith("-")) {
-      throw new Error(`unknown option ${a}`);
-    } else if (/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(a)) {
-      opts.modules.push(a);
-    } else {
+  const { values, positionals } = parseArgsUtil({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      heap: { type: "string", default: "1m" },
+      timeout: { type: "string", default: "600" },
+      path: { type: "string", multiple: true, default: [] },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const opts = { heap: parseSize(values.heap), timeout: Number(values.timeout), paths: [], modules: [] };
+  if (!(opts.heap >= 16 * 1024)) throw new Error("--heap must be an integer >= 16384 (k/m suffix allowed)");
+  if (!(opts.timeout > 0)) throw new Error("--timeout must be a positive number of seconds");
+  for (const p of values.path) {
+    const dir = path.resolve(p);
+    if (!fs.statSync(dir, { throwIfNoEntry: false })?.isDirectory()) throw new Error(`--path: not a directory: ${dir}`);
+    opts.paths.push(dir);
+  }
+  for (const a of positionals) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/.test(a))
       throw new Error(`not a module name: ${a} (give e.g. test_queue, not tests/test_queue.py)`);
-    }
+    opts.modules.push(a);
   }
   if (!opts.modules.length) throw new Error("no MODULE given");
   return opts;
@@ -246,12 +243,20 @@ async function vm() {
     "        pass",
     "_mpvm_setup()",
     "del _mpvm_setup",
-    `failed = mprun.run(${JSON.stringify(modules)})`,
+    `mprun.run(${JSON.stringify(modules)})`,
     "",
   ].join("\n");
+  // Modules with asyncio case_* coroutines: this port's asyncio runs on the JS event loop,
+  // so they are awaited through runPythonAsync once the synchronous pass is done.
+  const src = new Map(trees[0].map(([rel, data]) => [rel.replace(/\.py$/, ""), new TextDecoder().decode(data)]));
+  const withCases = modules.filter((m) => /^async def case_/m.test(src.get(m) || ""));
 
   try {
     mp.runPython(code);
+    if (withCases.length) {
+      await mp.runPythonAsync(`import mprun_async\nawait mprun_async.run(${JSON.stringify(withCases)})`);
+    }
+    mp.runPython("failed = mprun.report()");
   } catch (e) {
     flush();
     if (e && e.name === "PythonError") {
