@@ -4,27 +4,19 @@
 #
 # A ticket is (job id, priority class, sequence number). The queue numbers tickets itself
 # at push time; no clock is ever read. Order: higher class first, then lower sequence.
-#
-# Storage: two array('i') of `capacity` slots, 8 bytes a slot, allocated in __init__:
-#   _k[i]  the key,  ((1 - class) << 29) + s  where s is the internal sequence, 0 <= s < 2**29
-#   _d[i]  the job id, or ~id (negative) once aging promoted the ticket
-# The smaller key pops first: class 3 keys lie in [-2**30, -2**29), class 0 in [2**29, 2**30),
-# so every key is a small int on a 32-bit port (-2**30 <= v < 2**30) and one integer
-# comparison orders two tickets. Keys are unique because live sequences are.
-#
-# Heap invariant, as in CPython's heapq: _k[p] < _k[c] for every child c of p, (c-1)>>1 == p,
-# over slots 0 .. _n-1. Only the root is the minimum; pop and remove keep it with
-# sift-up/sift-down that move a hole instead of swapping (one write per level).
+# Storage: two array('i') of `capacity` slots (8 bytes a slot) allocated in __init__, kept
+# as a binary heap by ticketq_heap, where the key layout and the invariant are stated.
 #
 # Sequence numbers: the one seen outside is (first_seq + pushes) mod 2**30, derived from the
-# internal one as s + _nb where _nb = base - 2**30 (negative), so the sum never leaves the
-# small-int range. When the internal counter reaches _lim the queued tickets are renumbered
-# in place (_renum), keeping their relative order exact.
+# internal one s (0 <= s < _lim = 2**29) as s + _nb where _nb = base - 2**30 is negative, so
+# the sum never leaves the small-int range. When the internal counter reaches _lim the
+# queued tickets are renumbered in place (ticketq_heap.renumber), keeping their order.
 #
 # Hot paths (push, pop, peek, remove, len) allocate nothing: no tuples, slices, closures,
-# formatting, or ints outside the small-int range. Errors are raised as a fresh instance
+# formatting, or ints outside -2**30 <= v < 2**30. Errors are raised as a fresh instance
 # when the heap allows it and as a preallocated one when it is locked (see _err).
 from array import array
+from ticketq_heap import up, down, delete, oldest, renumber
 
 try:
     from micropython import const
@@ -39,7 +31,6 @@ CRITICAL = const(3)
 _MASK = const(0x3FFFFFFF)  # 2**30 - 1: sequence numbers and ids are 30-bit
 _SMASK = const(0x1FFFFFFF)  # internal sequence bits of a key
 _LIM = const(0x20000000)  # 2**29: internal sequences stay below this
-_TOP = const(-0x20000000)  # keys below this are class 3 (CRITICAL)
 _DIG0 = const(0x2A5F0C3)  # digest of an empty schedule
 
 
@@ -55,40 +46,36 @@ _FULL = QueueFull("ticket queue full")
 _EMPTY = QueueEmpty("ticket queue empty")
 
 
-def _err(cls, pre):
+def _err(e):
     # MicroPython appends to an exception's traceback on every raise, so one instance raised
     # forever grows without bound. A fresh instance (collected after use) avoids that; under
     # heap_lock the allocation fails and the preallocated instance is raised instead, whose
     # traceback cannot grow then either.
     try:
-        return cls(pre.args[0])
+        return type(e)(e.args[0])
     except MemoryError:
-        return pre
+        return e
 
 
-def _id(x):
-    if type(x) is not int:
-        raise TypeError("job id must be int")
-    if not 0 <= x <= _MASK:
-        raise ValueError("job id must be 0 <= id < 2**30")
+def _int(v, lo, hi, what):
+    # One checker for every argument: uniform messages, and a small module (each distinct
+    # message string costs RAM on a micro:bit).
+    if type(v) is not int:
+        raise TypeError(what + " must be int")
+    if not lo <= v <= hi:
+        raise ValueError("%s must be %d..%d" % (what, lo, hi))
 
 
 class TicketQueue:
     def __init__(self, capacity, first_seq=0, aging=0):
-        for v in (capacity, first_seq, aging):
-            if type(v) is not int:
-                raise TypeError("capacity, first_seq and aging must be int")
-        if not 0 < capacity <= 0x1000000:
-            raise ValueError("capacity must be 1..2**24")
-        if not 0 <= first_seq <= _MASK:
-            raise ValueError("first_seq must be 0 <= first_seq < 2**30")
-        if aging < 0:
-            raise ValueError("aging must be >= 0")
+        _int(capacity, 1, 0x1000000, "capacity")
+        _int(first_seq, 0, _MASK, "first_seq")
+        _int(aging, 0, _MASK, "aging")
         self.capacity = capacity
         self.aging = aging
         self._k = array("i", range(capacity))
         self._d = array("i", range(capacity))
-        self._lim = _LIM
+        self._lim = _LIM  # tests narrow it to wrap the internal counter in a few pushes
         self._nb = first_seq - _MASK - 1
         self._nxt = 0
         self.trace = None
@@ -110,41 +97,43 @@ class TicketQueue:
         return self._n >= self.capacity
 
     def push(self, job_id, priority):
-        _id(job_id)
-        if type(priority) is not int:
-            raise TypeError("priority must be int")
-        if not 0 <= priority <= 3:
-            raise ValueError("priority must be 0..3 (LOW..CRITICAL)")
+        if not (type(job_id) is int and 0 <= job_id <= _MASK and type(priority) is int
+                and 0 <= priority <= 3):
+            _int(job_id, 0, _MASK, "job id")  # raises the specific error
+            _int(priority, 0, 3, "priority")
         n = self._n
         if n >= self.capacity:
-            raise _err(QueueFull, _FULL)
+            raise _err(_FULL)
         s = self._nxt
         if s >= self._lim:
-            self._renum()
-            s = self._nxt
+            # Keep tickets from the last quarter of the range exact; pack older ones.
+            w = renumber(self._k, n, s - (self._lim >> 2))
+            s -= w
+            w += self._nb
+            self._nb = w if w < 0 else w - _MASK - 1
         self._nxt = s + 1
         self._n = n + 1
-        self._up(n, ((1 - priority) << 29) + s, job_id)
+        up(self._k, self._d, n, ((1 - priority) << 29) + s, job_id)
         s += self._nb
         return s if s >= 0 else s + _MASK + 1
 
     def peek(self):
         if not self._n:
-            raise _err(QueueEmpty, _EMPTY)
+            raise _err(_EMPTY)
         i = self._d[0]
         return i if i >= 0 else ~i
 
     def pop(self):
         n = self._n - 1
         if n < 0:
-            raise _err(QueueEmpty, _EMPTY)
+            raise _err(_EMPTY)
         k = self._k
         d = self._d
         key = k[0]
         i = d[0]
         self._n = n
         if n:
-            self._down(0, k[n], d[n])
+            down(k, d, n, 0, k[n], d[n])
         c = 1 - (key >> 29)
         s = (key & _SMASK) + self._nb
         if s < 0:
@@ -154,8 +143,8 @@ class TicketQueue:
         p = i < 0
         if p:
             i = ~i
-        # Schedule digest: rotate left 5 within 30 bits, then fold in id, then sequence and
-        # class. Masking before the shift keeps every intermediate a small int.
+        # Schedule digest: rotate left 5 within 30 bits, fold in the id, rotate again, fold
+        # in sequence and class. Masking before each shift keeps every value a small int.
         g = self.digest
         g = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ i
         self.digest = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ s ^ c << 28
@@ -164,125 +153,24 @@ class TicketQueue:
         if self.aging:
             self._left -= 1
             if self._left <= 0:
+                # Aging: the oldest ticket below the top class moves up one class, keeping
+                # its sequence; its key only gets smaller, so it can only sift up. O(n).
                 self._left = self.aging
-                self._promote()
+                j = oldest(k, d, n, -1)
+                if j >= 0:
+                    v = d[j]
+                    up(k, d, j, k[j] - _LIM, v if v < 0 else ~v)
         return i
 
     def remove(self, job_id):
-        # O(n) search for the oldest ticket with this id, then O(log n) repair.
-        _id(job_id)
-        k = self._k
-        d = self._d
-        j = -1
-        b = _LIM
-        for i in range(self._n):
-            x = d[i]
-            if x == job_id or ~x == job_id:
-                s = k[i] & _SMASK
-                if s < b:
-                    b = s
-                    j = i
+        # The oldest ticket with this id: O(n) search, O(log n) repair.
+        _int(job_id, 0, _MASK, "job id")
+        j = oldest(self._k, self._d, self._n, job_id)
         if j < 0:
             return False
-        n = self._n - 1
-        self._n = n
-        if j < n:
-            # The last ticket fills the hole; it may belong above it or below it.
-            if j and k[n] < k[(j - 1) >> 1]:
-                self._up(j, k[n], d[n])
-            else:
-                self._down(j, k[n], d[n])
+        delete(self._k, self._d, self._n, j)
+        self._n -= 1
         return True
-
-    def _up(self, i, key, v):
-        k = self._k
-        d = self._d
-        while i:
-            p = (i - 1) >> 1
-            if k[p] < key:
-                break
-            k[i] = k[p]
-            d[i] = d[p]
-            i = p
-        k[i] = key
-        d[i] = v
-
-    def _down(self, i, key, v):
-        k = self._k
-        d = self._d
-        n = self._n
-        c = 2 * i + 1
-        while c < n:
-            if c + 1 < n and k[c + 1] < k[c]:
-                c += 1
-            if key < k[c]:
-                break
-            k[i] = k[c]
-            d[i] = d[c]
-            i = c
-            c = 2 * i + 1
-        k[i] = key
-        d[i] = v
-
-    def _promote(self):
-        # Aging: the oldest ticket below the top class moves up one class, keeping its
-        # sequence number. O(n) scan, then sift-up (its key only gets smaller).
-        k = self._k
-        j = -1
-        b = _LIM
-        for i in range(self._n):
-            x = k[i]
-            if x >= _TOP and x & _SMASK < b:
-                b = x & _SMASK
-                j = i
-        if j >= 0:
-            v = self._d[j]
-            self._up(j, k[j] - _LIM, v if v < 0 else ~v)
-
-    def _renum(self):
-        # The internal counter reached _lim. Tickets pushed in the last _lim/4 pushes keep
-        # their numbers exactly (shifted down together); older ones, which have waited
-        # through 2**27 later pushes, are packed to 0, 1, ... in order and so renumbered.
-        # No comparison between two tickets changes, so the heap stays valid as it is.
-        # Cost: O(n) per renumbering, plus O(n) per packed ticket; once per 3/4 * 2**29 pushes.
-        k = self._k
-        n = self._n
-        w = self._nxt - (self._lim >> 2)
-        o = 0
-        prev = -1
-        while 1:
-            # The next oldest ticket below w. A packed value never exceeds the one it
-            # replaced, so packed slots fall at or below `prev` and are not found again.
-            b = w
-            j = -1
-            for i in range(n):
-                s = k[i] & _SMASK
-                if prev < s < b:
-                    b = s
-                    j = i
-            if j < 0:
-                break
-            k[j] += o - b
-            prev = b
-            o += 1
-        w -= o
-        for i in range(n):
-            if k[i] & _SMASK >= o:
-                k[i] -= w
-        self._nxt -= w
-        s = self._nb + w
-        self._nb = s if s < 0 else s - _MASK - 1
-
-    def tickets(self):
-        # REPL helper: [(id, class, seq), ...] in pop order. Allocates; leaves the queue as is.
-        k = self._k
-        out = []
-        for j in sorted(range(self._n), key=lambda j: k[j]):
-            key = k[j]
-            i = self._d[j]
-            s = (key & _SMASK) + self._nb
-            out.append((i if i >= 0 else ~i, 1 - (key >> 29), s if s >= 0 else s + _MASK + 1))
-        return out
 
     def __repr__(self):
         c = [0, 0, 0, 0]

@@ -41,6 +41,18 @@ class Trace:
                          for i, c, s, p in self.entries())
 
 
+def tickets(q):
+    # [(id, class, seq), ...] in pop order. Allocates (REPL use); leaves the queue as is.
+    k = q._k
+    d = q._d
+    out = []
+    for j in sorted(range(len(q)), key=lambda j: k[j]):
+        i = d[j]
+        s = (k[j] & 0x1FFFFFFF) + q._nb
+        out.append((i if i >= 0 else ~i, 1 - (k[j] >> 29), s if s >= 0 else s + 0x40000000))
+    return out
+
+
 def _find(q, job_id):
     # (key, class, seq, promoted) of the oldest queued ticket with this id: the one
     # TicketQueue.remove would take. Reads the queue's slots; changes nothing.

@@ -36,8 +36,10 @@ def load(name):
 
 
 def unload(name):
-    if name in sys.modules:
-        del sys.modules[name]
+    # Frees the module for the next one (the micro:bit 1.9.2 firmware has no sys.modules).
+    mods = getattr(sys, "modules", None)
+    if mods is not None and name in mods:
+        del mods[name]
     gc.collect()
 
 

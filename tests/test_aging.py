@@ -1,6 +1,6 @@
 # Aging driven by the pop counter, and the schedule digest, on every interpreter.
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
-from ticketq_audit import max_wait, Trace
+from ticketq_audit import tickets, max_wait, Trace
 from support import check_heap, Rng
 
 
@@ -50,10 +50,10 @@ def test_promotion_takes_the_oldest_below_top_and_marks_it():
     q.push(5, CRITICAL)  # seq 4
     q.pop()
     q.pop()              # second pop: job 1 (HIGH, oldest below top) becomes CRITICAL
-    assert q.tickets()[0] == (1, CRITICAL, 0)
+    assert tickets(q)[0] == (1, CRITICAL, 0)
     q.pop()
     q.pop()              # fourth pop: job 2 (LOW) becomes NORMAL, ahead of job 3 by age
-    assert q.tickets() == [(2, NORMAL, 1)]
+    assert tickets(q) == [(2, NORMAL, 1)]
     q.pop()
     assert [(e[0], e[3]) for e in q.trace.entries()] == [
         (4, False), (5, False), (1, True), (3, False), (2, True)]
@@ -70,7 +70,7 @@ def test_aging_off_is_exactly_strict_priority():
             b.push(i, c)
         elif a:
             assert (a.pop(), a.last_priority) == (b.pop(), b.last_priority)
-    assert a.tickets() == sorted(a.tickets(), key=lambda t: (-t[1], t[2]))
+    assert tickets(a) == sorted(tickets(a), key=lambda t: (-t[1], t[2]))
 
 
 def test_digest_is_fixed_for_an_empty_schedule_and_reset_by_clear():

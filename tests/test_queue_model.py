@@ -7,6 +7,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 import ticketq
 from ticketq import TicketQueue, QueueFull, QueueEmpty
+from ticketq_audit import tickets
 from support import check_heap, raises, snapshot
 
 M30 = 1 << 30
@@ -102,7 +103,7 @@ class QueueMachine(RuleBasedStateMachine):
         assert len(self.q) == len(self.model)
         assert self.q.full() == (len(self.model) == self.cap)
         order = sorted(self.model, key=lambda t: (-t[2], t[0]))
-        assert [(t[1], t[2]) for t in order] == [(i, c) for i, c, _ in self.q.tickets()]
+        assert [(t[1], t[2]) for t in order] == [(i, c) for i, c, _ in tickets(self.q)]
 
 
 QueueMachine.TestCase.settings = settings(max_examples=150, stateful_step_count=60, deadline=None)

@@ -4,7 +4,7 @@
 //
 //   node tools/mpvm/run.mjs [--heap BYTES] [--timeout SECONDS] [--path DIR] MODULE [MODULE ...]
 //
-// Copies lib/ and tests/ (every *.py) into the VM's MEMFS, puts both on sys.path and runs
+// Copies tests/, lib/ and firmware/ (every *.py) into the VM's MEMFS, puts both on sys.path and runs
 // `import mprun; failed = mprun.run([MODULE, ...])` (tests/mprun.py), forwarding the
 // VM's output to stdout line by line.
 //
@@ -93,7 +93,7 @@ function main() {
     console.error(`mpvm: ${e.message}\n${USAGE}`);
     process.exit(2);
   }
-  const dirs = [path.join(REPO, "tests"), path.join(REPO, "lib"), ...opts.paths];
+  const dirs = [path.join(REPO, "tests"), path.join(REPO, "lib"), path.join(REPO, "firmware"), ...opts.paths];
   const trees = dirs.map((d) => (fs.existsSync(d) ? pyFiles(d) : []));
 
   const worker = new Worker(fileURLToPath(import.meta.url), {
@@ -207,7 +207,7 @@ async function vm() {
     tests: (name, tests) => parentPort.postMessage({ t: "tests", name, tests: String(tests).split(",").filter(Boolean) }),
   });
 
-  const roots = ["/ticketq/tests", "/ticketq/lib", ...trees.slice(2).map((_, i) => `/ticketq/path${i}`)];
+  const roots = ["/ticketq/tests", "/ticketq/lib", "/ticketq/firmware", ...trees.slice(3).map((_, i) => `/ticketq/path${i}`)];
   const mkdirs = (p) => {
     let cur = "";
     for (const part of p.split("/").filter(Boolean)) {

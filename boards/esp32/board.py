@@ -1,0 +1,19 @@
+# Board profile: ESP32 (a generic DevKit: 520 KB SRAM, MicroPython >= 1.20).
+# Constants only: the worker imports this file on the board as `board`, host tools read it
+# with ast.literal_eval (never exec).
+NAME = "esp32"
+CAPACITY = 256
+HEARTBEAT = 2  # GPIO 2: the blue LED of most DevKit boards (set None if yours has none)
+MPY = True  # mpy-cross output matching the board's sys.implementation mpy version
+FILES = [
+    "lib/ticketq_heap.py",
+    "lib/ticketq.py",
+    "lib/ticketq_ticks.py",
+    "lib/ticketq_wait.py",
+    "lib/ticketq_audit.py",
+    "firmware/worker.py",
+    "firmware/shell.py",
+    "firmware/workload.py",
+    "firmware/workload.txt",
+    "boards/esp32/board.py",
+]

@@ -1,0 +1,19 @@
+# Board profile: Raspberry Pi Pico (RP2040, 264 KB RAM), MicroPython >= 1.20.
+# Constants only: the worker imports this file on the board as `board`, host tools read it
+# with ast.literal_eval (never exec).
+NAME = "rp2"
+CAPACITY = 128
+HEARTBEAT = "LED"  # the on-board LED: GPIO 25 on a Pico, the CYW43's LED on a Pico W
+MPY = True  # mpy-cross output matching the board's sys.implementation mpy version
+FILES = [
+    "lib/ticketq_heap.py",
+    "lib/ticketq.py",
+    "lib/ticketq_ticks.py",
+    "lib/ticketq_wait.py",
+    "lib/ticketq_audit.py",
+    "firmware/worker.py",
+    "firmware/shell.py",
+    "firmware/workload.py",
+    "firmware/workload.txt",
+    "boards/rp2/board.py",
+]

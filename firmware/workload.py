@@ -1,0 +1,120 @@
+# workload: the sample jobs of an edge mesh node, the sample workload, and a player for
+# workload files. Full documentation (the line format) is in workload.pyi; no run-time
+# docstrings (a micro:bit keeps them in RAM). Runs on CPython >= 3.9 and MicroPython 1.9.2.
+#
+# Line format, one command a line, fields split on whitespace:
+#   # comment                 (and blank lines) ignored
+#   queue <capacity> [<aging>] a fresh worker with this queue; before it: the board's
+#   push <name> <CLASS>       submit job <name>; its kind is the text before the first "-"
+#   cancel <name>             cancel the oldest queued job with this name
+#   run [<n>]                 run up to n tickets (all queued ones if n is missing); never waits
+from shell import boot
+
+
+def _work(name, rounds):
+    # Deterministic busy work standing in for the real job: xorshift over the job number.
+    x = int(name.split("-")[1]) + 1
+    for _ in range(rounds):
+        x ^= (x & 0x1FFFF) << 13
+        x ^= x >> 17
+        x ^= (x & 0x1FFFFFF) << 5
+    return x
+
+
+def consensus(name):  # tally one round of votes from the mesh neighbours
+    return _work(name, 60)
+
+
+def handoff(name):  # hand a relayed flow to the next hop; every 5th peer has left the mesh
+    if _work(name, 20) % 5 == 0:
+        raise OSError(113)  # EHOSTUNREACH
+    return 0
+
+
+def sync(name):  # push one chunk of background state to the gateway
+    return _work(name, 120)
+
+
+def telemetry(name):  # sample and pack the node's sensors
+    return _work(name, 30)
+
+
+KINDS = {"consensus": consensus, "handoff": handoff, "sync": sync, "telemetry": telemetry}
+
+
+def play(lines, w=None, out=print):
+    # Feed workload lines (any iterable of str) to worker w; returns the worker.
+    n = 0
+    for line in lines:
+        n += 1
+        a = line.split()
+        if not a or a[0][0] == "#":
+            continue
+        op = a[0]
+        if op == "queue":
+            w = boot(int(a[1]), int(a[2]) if len(a) > 2 else 0, KINDS, out)
+            continue
+        if w is None:
+            w = boot(None, 0, KINDS, out)
+        if op == "push" and len(a) == 3:
+            w.submit(a[1], a[2])
+        elif op == "cancel" and len(a) == 2:
+            if not w.cancel(a[1]) and out:
+                out("cancel %s: not queued" % a[1])
+        elif op == "run" and len(a) < 3:
+            k = int(a[1]) if len(a) > 1 else -1
+            while k and w.step() is not None:
+                k -= 1
+        else:
+            raise ValueError("workload line %d: %s" % (n, line.strip()))
+    return w
+
+
+def lines(path):
+    # The lines of a file, read one at a time (micro:bit files are not iterable).
+    f = open(path)
+    try:
+        while True:
+            s = f.readline()
+            if not s:
+                break
+            yield s
+    finally:
+        f.close()
+
+
+def sample(ticks=48, seed=0x2545F49):
+    # The sample workload, deterministic: each tick a telemetry job (NORMAL), every other
+    # tick a sync chunk (LOW; every third one supersedes, so cancels, the one before), and
+    # every 8th tick, or at random (1 in 11), a burst of consensus votes (HIGH) and relay
+    # handoffs (CRITICAL) that can overrun the 16-slot queue; some rounds are aborted (a
+    # cancel). The worker runs 2 tickets a tick. x: xorshift on 30 bits, as tests' Rng.
+    x = seed
+    b = 0
+    yield "queue 16 6"
+    for t in range(ticks):
+        x ^= (x & 0x1FFFF) << 13
+        x ^= x >> 17
+        x ^= (x & 0x1FFFFFF) << 5
+        yield "push telemetry-%d NORMAL" % t
+        if t % 2 == 0:
+            yield "push sync-%d LOW" % (t // 2)
+            if t % 6 == 4:
+                yield "cancel sync-%d" % (t // 2 - 1)
+        if t % 8 == 7 or x % 11 == 0:
+            for i in range(3 + x % 6):
+                yield "push consensus-%d HIGH" % (b + i)
+            for i in range(1 + x % 3):
+                yield "push handoff-%d CRITICAL" % (b + i)
+            if x % 2:
+                yield "cancel consensus-%d" % b
+            b += 10
+        yield "run 2"
+    yield "run"
+
+
+def main(path=None, out=print):
+    # Play the file at path (else the sample), print the summary; returns the worker.
+    w = play(lines(path) if path else sample(), None, out)
+    w.summary(out)
+    return w

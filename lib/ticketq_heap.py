@@ -1,0 +1,105 @@
+# ticketq_heap: the binary heap under ticketq.TicketQueue, as functions on its two arrays
+# (as CPython's heapq works on a list). A separate module because a BBC micro:bit compiles
+# about 3 KB of source per module: ticketq.py keeps the public API, this one the mechanics.
+#
+# Slots 0 .. n-1 of two array('i'):
+#   k[i]  the key,  ((1 - class) << 29) + s  where s is the internal sequence, 0 <= s < 2**29
+#   d[i]  the job id, or ~id (negative) once aging promoted the ticket
+# The smaller key pops first: class 3 keys lie in [-2**30, -2**29), class 0 in [2**29, 2**30),
+# so every key is a small int on a 32-bit port (-2**30 <= v < 2**30) and one integer
+# comparison orders two tickets. Keys are unique because live sequences are.
+#
+# The invariant, stated once: k[(i - 1) >> 1] < k[i] for every slot 0 < i < n.
+# Sift-up and sift-down move a hole instead of swapping (one write per level).
+# Nothing here allocates; every integer stays a small int.
+try:
+    from micropython import const
+except ImportError:
+    const = lambda x: x
+
+_SMASK = const(0x1FFFFFFF)  # the internal sequence bits of a key
+_TOP = const(-0x20000000)  # keys below this are class 3 (CRITICAL)
+
+
+def up(k, d, i, key, v):
+    # Put (key, v) in the hole at slot i, moving larger parents down. O(log n).
+    while i:
+        p = (i - 1) >> 1
+        if k[p] < key:
+            break
+        k[i] = k[p]
+        d[i] = d[p]
+        i = p
+    k[i] = key
+    d[i] = v
+
+
+def down(k, d, n, i, key, v):
+    # Put (key, v) in the hole at slot i of n, moving smaller children up. O(log n).
+    c = 2 * i + 1
+    while c < n:
+        if c + 1 < n and k[c + 1] < k[c]:
+            c += 1
+        if key < k[c]:
+            break
+        k[i] = k[c]
+        d[i] = d[c]
+        i = c
+        c = 2 * i + 1
+    k[i] = key
+    d[i] = v
+
+
+def delete(k, d, n, j):
+    # Remove slot j of n (n - 1 remain). The last ticket fills the hole; it may belong above
+    # it or below it, so it is sifted whichever way it needs. O(log n).
+    n -= 1
+    if j < n:
+        if j and k[n] < k[(j - 1) >> 1]:
+            up(k, d, j, k[n], d[n])
+        else:
+            down(k, d, n, j, k[n], d[n])
+
+
+def oldest(k, d, n, v):
+    # Slot of the oldest ticket (lowest sequence) with job id v, or, for v < 0, of the
+    # oldest ticket below the top class; -1 if there is none. O(n).
+    j = -1
+    b = 0x20000000
+    for i in range(n):
+        x = d[i]
+        if (x == v or ~x == v) if v >= 0 else k[i] >= _TOP:
+            s = k[i] & _SMASK
+            if s < b:
+                b = s
+                j = i
+    return j
+
+
+def renumber(k, n, w):
+    # The internal counter ran out. Tickets with sequence >= w (the recent ones) are shifted
+    # down together and so keep their outside numbers; older ones are packed to 0, 1, ... in
+    # order. No comparison between two tickets changes: the heap stays valid as it is.
+    # Returns the shift applied to the recent ones. O(n) + O(n) per packed ticket.
+    o = 0
+    prev = -1
+    while 1:
+        # The next oldest ticket below w. A packed value never exceeds the one it replaced,
+        # so packed slots fall at or below `prev` and are not found again.
+        b = w
+        j = -1
+        for i in range(n):
+            s = k[i] & _SMASK
+            if prev < s < b:
+                b = s
+                j = i
+        if j < 0:
+            break
+        k[j] += o - b
+        prev = b
+        o += 1
+    w -= o
+    for i in range(n):
+        if k[i] & _SMASK >= o:
+            k[i] -= w
+    return w
