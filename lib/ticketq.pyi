@@ -20,6 +20,12 @@ slots, 8 bytes a slot. ``push``, ``pop``, ``peek``, ``remove`` and ``len`` alloc
 on MicroPython (proved under ``micropython.heap_lock()``), and every integer they touch is
 a small int (-2**30 <= v < 2**30) on a 32-bit port. The queue holds ids, never payloads:
 the caller keeps the id-to-job table.
+
+Modules: ``ticketq`` (this API) imports ``ticketq_heap`` (the heap on two arrays: key
+layout, sift-up/sift-down, renumbering) and then ``ticketq_queue`` (the class), in that
+order so that each compiles on a BBC micro:bit v1. ``ticketq_audit`` (not needed at run
+time) lists the queued tickets (``tickets(q)``), explains an order (``explain``), keeps a
+trace of the last pops (``Trace``) and states the aging bound (``max_wait``).
 """
 
 LOW: int  # 0
@@ -124,10 +130,6 @@ class TicketQueue:
 
     def clear(self) -> None:
         """Drop every ticket, reset digest and the aging count. The sequence goes on."""
-
-    def tickets(self) -> list[tuple[int, int, int]]:
-        """``[(job_id, class, seq), ...]`` in pop order, for the REPL. Allocates (a list and
-        a sort); does not change the queue. O(n log n)."""
 
     def __len__(self) -> int:
         """Number of queued tickets, 0..capacity. ``bool(q)`` is ``len(q) > 0``."""

@@ -1,6 +1,7 @@
 # ticketq_heap: the binary heap under ticketq.TicketQueue, as functions on its two arrays
 # (as CPython's heapq works on a list). A separate module because a BBC micro:bit compiles
-# about 3 KB of source per module: ticketq.py keeps the public API, this one the mechanics.
+# about 3 KB of source per module: ticketq_queue.py keeps the public API, this one the
+# mechanics.
 #
 # Slots 0 .. n-1 of two array('i'):
 #   k[i]  the key,  ((1 - class) << 29) + s  where s is the internal sequence, 0 <= s < 2**29
@@ -74,6 +75,15 @@ def oldest(k, d, n, v):
                 b = s
                 j = i
     return j
+
+
+def promote(k, d, n):
+    # Aging: the oldest ticket below the top class moves up one class, keeping its
+    # sequence, and is marked promoted (~id). Its key only gets smaller: it can only go up.
+    j = oldest(k, d, n, -1)
+    if j >= 0:
+        v = d[j]
+        up(k, d, j, k[j] - 0x20000000, v if v < 0 else ~v)
 
 
 def renumber(k, n, w):

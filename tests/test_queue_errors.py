@@ -1,7 +1,7 @@
 # Bad input and the full/empty cases: a clear, specific error, and the queue unchanged.
 import gc
 import sys
-import ticketq
+import ticketq_queue
 from ticketq import TicketQueue, QueueFull, QueueEmpty, LOW, HIGH, CRITICAL
 from support import raises, snapshot, check_heap, skip, IS_MICROPYTHON
 
@@ -87,7 +87,7 @@ def test_each_raise_outside_heap_lock_is_a_fresh_instance():
     a = raises(QueueFull, q.push, 2, LOW)
     b = raises(QueueFull, q.push, 2, LOW)
     c = raises(QueueEmpty, TicketQueue(1).pop)
-    assert a is not b and a is not ticketq._FULL and c is not ticketq._EMPTY
+    assert a is not b and a is not ticketq_queue._FULL and c is not ticketq_queue._EMPTY
 
 
 def test_repeated_raises_do_not_leak():

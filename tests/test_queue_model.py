@@ -5,7 +5,7 @@
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-import ticketq
+import ticketq_queue
 from ticketq import TicketQueue, QueueFull, QueueEmpty
 from ticketq_audit import tickets
 from support import check_heap, raises, snapshot
@@ -95,7 +95,7 @@ class QueueMachine(RuleBasedStateMachine):
         self.model = []
         self.left = self.aging
         self.digest = self.q.digest
-        assert self.digest == ticketq._DIG0
+        assert self.digest == ticketq_queue._DIG0
 
     @invariant()
     def heap_holds(self):
