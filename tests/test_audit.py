@@ -1,0 +1,42 @@
+# ticketq_audit: listing, explaining, tracing (REPL tools; not needed on a board at run time).
+from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
+from ticketq_audit import tickets, explain, Trace
+from support import check_heap
+
+
+def test_repr_and_tickets_do_not_disturb():
+    q = TicketQueue(8)
+    for i, p in enumerate([LOW, CRITICAL, LOW, NORMAL]):
+        q.push(i, p)
+    r = repr(q)
+    assert "4/8" in r and "CRITICAL=1" in r and "LOW=2" in r, r
+    assert tickets(q) == [(1, 3, 1), (3, 1, 3), (0, 0, 0), (2, 0, 2)]
+    assert len(q) == 4 and q.peek() == 1
+    check_heap(q)
+
+
+def test_explain_names_the_rule_that_decides():
+    q = TicketQueue(8, aging=1)
+    for i, p in enumerate([LOW, CRITICAL, NORMAL, NORMAL]):
+        q.push(i, p)
+    e = explain(q, 2, 1)
+    assert "Job 1 pops first" in e and "class is higher" in e, e
+    e = explain(q, 3, 2)
+    assert "Job 2 pops first" in e and "pushed earlier" in e, e
+    q.pop()  # job 1; aging then promotes job 0 (LOW, the oldest below the top) to NORMAL
+    e = explain(q, 3, 0)
+    assert "Job 0 pops first" in e and "promoted by aging" in e and "NORMAL" in e, e
+    assert explain(q, 9, 0) == "job 9 is not queued"
+    assert tickets(q) == [(0, NORMAL, 0), (2, NORMAL, 2), (3, NORMAL, 3)]
+
+
+def test_trace_keeps_the_last_pops_in_a_ring():
+    q = TicketQueue(8)
+    q.trace = Trace(3)
+    for i in range(5):
+        q.push(i, HIGH if i % 2 else LOW)
+    while q:
+        q.pop()
+    assert q.trace.count == 5
+    assert q.trace.entries() == [(0, LOW, 0, False), (2, LOW, 2, False), (4, LOW, 4, False)]
+    assert "2 LOW seq=2" in repr(q.trace)
