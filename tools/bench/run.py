@@ -1,0 +1,853 @@
+#!/usr/bin/env python3
+"""Benchmark ticketq against the textbook priority queues on every interpreter (issue 6).
+
+    .venv/bin/python tools/bench/run.py            # full run (a few minutes): writes
+                                                   # BENCHMARKS.md, docs/bench.png and
+                                                   # tools/bench/results.json
+    .venv/bin/python tools/bench/run.py --quick    # seconds-long smoke run into build/bench/
+    options: --interp cpython,vm,microbit  --out DIR  --no-plot
+
+The kernels are in tools/bench/tqbench.py, one module that runs unchanged on CPython, the
+MicroPython WebAssembly VM and the micro:bit. This script sends them snippets through three
+drivers that all run "a list of snippets in one namespace, each one's printed output back":
+  cpython   a fresh `python -B tools/bench/cpy_worker.py`
+  vm        `node tools/bench/vm.mjs` (one runPython call per snippet: that port frees
+            garbage only between calls, so each timed section and memory reading gets one)
+  microbit  an emulated BBC micro:bit v1 (tools/emu.py: QEMU + MicroPython 1.9.2) over
+            mpremote; sources are uploaded stripped, and only what a phase needs
+            (tools/bench/shake.py), because the board has ~9.7 KB of heap
+Every reported figure is a ratio to a baseline measured in the same run (heapq with tuples,
+or on the micro:bit a pure-Python heap of tuples), from medians of several runs with
+gc.collect() before each timed section; the plain loop's own time is subtracted.
+"""
+import argparse
+import ast
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path[0:0] = [HERE, os.path.join(ROOT, "tools")]
+import shake  # noqa: E402
+
+NAMES = {
+    "tq": "ticketq.TicketQueue",
+    "hqt": "heapq, (class, seq, id) tuples",
+    "hqi": "heapq, packed ints (C floor)",
+    "pq": "queue.PriorityQueue",
+    "sl": "sorted list + insort",
+    "ph": "pure-Python heap of tuples",
+}
+TITLES = {
+    "cpython": "CPython",
+    "vm": "MicroPython WebAssembly VM",
+    "microbit": "micro:bit v1, emulated",
+}
+
+
+def fills(cap):
+    return (0, cap // 2, cap - 1)
+
+
+def config(interp, quick):
+    """What each interpreter runs: implementations, baseline, capacities, sizes."""
+    if interp == "microbit":
+        c = dict(impls=["tq", "ph", "sl"], base="ph", caps=(16, 32, 64), sweep_cap=64,
+                 sweep=(0, 1, 3, 7, 15, 32, 63), n=300, reps=9, k=16, mem_cap=32, warm=100)
+        if quick:
+            c.update(caps=(32,), sweep_cap=32, sweep=(0, 16, 31), n=50, reps=3, warm=20)
+        return c
+    c = dict(impls=["tq", "hqt", "hqi", "pq", "sl", "ph"], base="hqt", caps=(32, 256, 1024),
+             sweep_cap=1024, sweep=(0, 1, 3, 7, 15, 31, 63, 127, 255, 512, 1023),
+             n=4000, reps=9, k=64, mem_cap=128, warm=20000)
+    if interp == "vm":
+        # 3000 pairs a call: a tuple baseline's garbage (96 KB) fits the free heap
+        c.update(impls=["tq", "hqt", "hqi", "sl", "ph"], n=3000, warm=5000, long_n=20000)
+    if quick:
+        c.update(sweep=(0, 16, 128, 512, 1023), n=c["n"] // 10, reps=3, warm=c["warm"] // 10,
+                 long_n=0)
+    return c
+
+
+def cells(c):
+    out = set((cap, f) for cap in c["caps"] for f in fills(cap))
+    out |= set((c["sweep_cap"], f) for f in c["sweep"])
+    return sorted(out)
+
+
+# ---------------------------------------------------------------- steps
+# A step is ("x", code, tag) (run code; if tag, keep its output), ("reset",) (micro:bit:
+# soft reset, a fresh heap) or ("put", name, text) (micro:bit: write a file).
+
+def X(code, tag=None):
+    return ("x", code, tag)
+
+
+def time_steps(c, impls=None, interleave=True, only=None):
+    """Setup, then reps+1 timed sections per implementation and cell (the first is a
+    warm-up). interleave: all implementations live at once and take turns, so a slow
+    patch of the machine hits them alike; else one implementation at a time (micro:bit)."""
+    impls = impls or c["impls"]
+    n, reps = c["n"], c["reps"]
+    steps = []
+    for x in impls:  # warm-up (the VM's WebAssembly code tiers up in its first seconds)
+        steps.append(X("S_%s=M.mk_%s(64,32);M.t_%s(S_%s,%d,32);S_%s=None" % (x, x, x, x, c["warm"], x)))
+    for cap, fill in only or cells(c):
+        for x in impls:
+            steps.append(X("S_%s=M.mk_%s(%d,%d)" % (x, x, cap, fill)))
+        for r in range(reps + 1):
+            b = fill + r * n
+            order = impls[r % len(impls):] + impls[:r % len(impls)] if interleave else impls
+            for x in order:
+                steps.append(X("print(M.sec(M.t_%s,S_%s,%d,%d))" % (x, x, n, b), ("t", x, cap, fill, r)))
+        steps.append(X(";".join("S_%s=None" % x for x in impls)))
+    return steps
+
+
+def long_steps(c):
+    """The VM only: sections of long_n pairs, each in one runPython call. This port frees
+    nothing during a call, so an allocating kernel's garbage piles up and the heap grows:
+    the regime of a long-running program there (and of the issue's 0.6x figure)."""
+    N = c.get("long_n")
+    if not N:
+        return []
+    cap, fill = 256, 128
+    impls = [x for x in ("tq", "hqt", "hqi", "ph") if x in c["impls"]]
+    steps = [X("S_%s=M.mk_%s(%d,%d)" % (x, x, cap, fill)) for x in impls]
+    for r in range(c["reps"] + 1):
+        for x in impls:
+            b = fill + r * N
+            steps += FLUSH + [X("gc.collect();A=M.t_none(S_%s,%d,%d);print((A,M.t_%s(S_%s,%d,%d)))"
+                                % (x, N, b, x, x, N, b), ("L", x, r))]
+    steps.append(X(";".join("S_%s=None" % x for x in impls)))
+    return steps
+
+
+def alloc_steps(c, impls=None, ops=True):
+    """Bytes allocated per push+pop pair (kernel minus plain loop), and per single
+    ticketq operation (two rounds, the second reported)."""
+    impls = impls or c["impls"]
+    cap, k = c["mem_cap"], c["k"]
+    h = cap // 2
+    steps = []
+    for x in impls:
+        steps += [
+            X("S=M.mk_%s(%d,%d);M.t_%s(S,%d,%d)" % (x, cap, h, x, k, h)),  # warm-up
+            # the least of three: the first call may grow a list or box a float once
+            X("print(min([M.alloc(M.t_none,S,%d,0) for _ in range(3)]))" % k, ("a0", x)),
+            X("print(min([M.alloc(M.t_%s,S,%d,%d) for _ in range(3)]))" % (x, k, h + k), ("a", x)),
+            X("S=None"),
+        ]
+    if ops and "tq" in impls:
+        steps += op_steps(c)
+    return steps
+
+
+def op_steps(c):
+    cap, k = c["mem_cap"], c["k"]
+    steps = []
+    for rnd in (0, 1):
+        steps += [
+            X("S=M.mk_tq(%d,0)" % cap),
+            X("print(M.alloc(M.k_push,S,%d,0))" % k, ("op", "push", rnd, k)),
+            X("print(M.alloc(M.k_peek,S,%d,0))" % k, ("op", "peek", rnd, k)),
+            X("print(M.alloc(M.k_remove,S,%d,0))" % (k // 2), ("op", "remove", rnd, k // 2)),
+            X("print(M.alloc(M.k_pop,S,%d,0))" % (k // 2), ("op", "pop", rnd, k // 2)),
+            X("S=None"),
+        ]
+    return steps
+
+
+FLUSH = [X("gc.collect()"), X("gc.collect()")]  # the VM lets go of garbage a call or two late
+
+
+def storage_steps(c, impls=None):
+    """Live bytes of a structure filled to capacity C and 2C (each reading after two calls
+    that only collect, for the VM's sake): the slope is the storage per entry."""
+    impls = impls or c["impls"]
+    cap = c["mem_cap"]
+    steps = [X("S=None;A=0;M.start_live()")]
+    for x in impls:
+        for m in (cap, 2 * cap):
+            steps += FLUSH + [X("A=M.live()"), X("S=M.mk_%s(%d,%d)" % (x, m, m))] + FLUSH + [
+                X("print(M.live()-A)", ("s", x, m)),
+                X("S=None"),
+            ]
+    steps.append(X("M.stop_live()"))
+    return steps
+
+
+def host_plan(interp, c):
+    if interp == "cpython":
+        imp = [
+            # find_spec first, so that the path finder's caches for lib/ are not counted
+            # find_spec, import array and a first compile() beforehand, so that the path
+            # finder's caches, the array module and the compiler's one-off set-up (~200 KB
+            # on CPython 3.11) are not counted as ticketq's
+            X("import gc, tracemalloc, importlib.util, array\nA=0\nimportlib.util.find_spec('ticketq')\n"
+              "exec(compile('def f(a):\\n return a+1\\nclass C:\\n pass\\n','w','exec'))\n"
+              "tracemalloc.start();gc.collect()\nA=tracemalloc.get_traced_memory()[0]"),
+            X("import ticketq"),
+            X("gc.collect();print(tracemalloc.get_traced_memory()[0]-A);tracemalloc.stop()",
+              ("imp",)),
+        ]
+        ver = "import sys,platform;print(repr((sys.version.split()[0],platform.python_implementation())))"
+    else:
+        imp = [X("import gc\nA=0")] + FLUSH + [
+            X("gc.collect();A=gc.mem_alloc()"),
+            X("import ticketq"),
+        ] + FLUSH + [X("gc.collect();print(gc.mem_alloc()-A)", ("imp",))]
+        ver = ("import sys;print(repr((sys.version,'.'.join(str(v) for v in "
+               "sys.implementation.version[:3]),sys.platform)))")
+    steps = imp + [
+        X(ver, ("ver",)),
+        X("import tqbench as M\nA=0;S=None\n" + ";".join("S_%s=None" % x for x in c["impls"])),
+        X("print(repr((M.BISECT,M.NS)))", ("env",)),
+    ]
+    steps += alloc_steps(c) + storage_steps(c) + time_steps(c) + long_steps(c)
+    return steps
+
+
+def microbit_plan(c):
+    """Phases, each from a soft reset, each with only the kernels it needs uploaded as
+    tqb.py (stripped). ticketq is imported on its own first: a bigger first command leaves
+    too fragmented a heap for ticketq_queue to compile."""
+    src = open(os.path.join(HERE, "tqbench.py")).read()
+    lib = [(m + ".py", shake.strip(open(os.path.join(ROOT, "lib", m + ".py")).read()))
+           for m in ("ticketq_heap", "ticketq_queue", "ticketq")]
+    mem = "import gc;gc.collect();print((gc.mem_alloc(),gc.mem_free()))"
+    steps = [("put", name, text) for name, text in lib]
+    steps += [("reset",), X(mem, ("imp0",)), ("reset",), X("import ticketq"), X(mem, ("imp1",)),
+              X("import sys,os;print(repr((sys.version,'.'.join(str(v) for v in "
+                "sys.implementation.version),os.uname().machine)))", ("ver",))]
+
+    def phase(roots, tq, tag, upload=True):
+        code = shake.shake(src, roots)
+        # reset before the upload too: a phase may end with a heap too fragmented to parse
+        out = [("reset",), ("put", "tqb.py", code), ("reset",)] if upload else [("reset",)]
+        if tq:
+            out.append(X("import ticketq"))
+        out += [X("import tqb as M\nimport gc\nA=0;S=None;S_%s=None" % tag),
+                X("gc.collect();print(gc.mem_free())", ("free", tag)),
+                ("size", tag, len(code))]
+        return out
+
+    # Largest queue that fits: ticketq capacity against the tuple heap's entries.
+    steps += phase(["most_tq", "most_bytes"], True, "captq") + [X("print(M.most_tq(1,4096))", ("cap", "tq"))]
+    steps += [X("print(M.most_bytes(1,8192))", ("block", "tq"))]
+    steps += phase(["most_ph"], False, "capph") + [X("print(M.most_ph())", ("cap", "ph"))]
+    # ... and with the library imported too, to tell its fixed cost from the cost per entry
+    steps += phase(["most_ph"], True, "capphl") + [X("print(M.most_ph())", ("cap", "phl"))]
+    mem = ["live", "start_live", "stop_live"]
+    for x in c["impls"]:
+        tq = x == "tq"
+        # beside ticketq the heap is too small to compile everything at once: three phases
+        roots = ["t_none", "t_" + x, "mk_" + x, "sec"] + ([] if tq else ["alloc"] + mem)
+        # one cell per fresh heap: a tuple queue churned near its capacity can leave the heap
+        # so fragmented that the board cannot parse the next command (recorded as MemoryError)
+        for i, cell in enumerate(cells(c)):
+            steps += phase(roots, tq, x, upload=i == 0)
+            steps += time_steps(c, [x], interleave=False, only=[cell])
+        steps += phase(roots, tq, x, upload=False)
+        if tq:
+            steps += phase(["mk_tq", "t_none", "t_tq", "alloc"], True, "atq")
+        steps += alloc_steps(c, [x], ops=False)
+        if tq:
+            steps += phase(["mk_tq", "alloc", "k_push", "k_peek", "k_remove", "k_pop"], True, "optq")
+            steps += op_steps(c)
+            steps += phase(["mk_tq"] + mem, True, "stq")
+        steps += storage_steps(c, [x])
+    return steps
+
+
+# ---------------------------------------------------------------- drivers
+
+class RunError(RuntimeError):
+    pass
+
+
+def run_host(interp, steps, timeout):
+    """Run the "x" steps on CPython or the VM in one batch; [(step, ok, text)]."""
+    codes = [s[1] for s in steps]
+    if interp == "cpython":
+        cmd = [sys.executable, "-B", os.path.join(HERE, "cpy_worker.py")]
+    else:
+        vm = os.path.join(ROOT, "tools", "mpvm", "node_modules", "@micropython")
+        if not os.path.isdir(vm):
+            raise RunError("the MicroPython VM is not installed (npm ci --prefix tools/mpvm, "
+                           "or tools/setup)")
+        if not shutil.which("node"):
+            raise RunError("node not found")
+        cmd = ["node", os.path.join(HERE, "vm.mjs")]
+    p = subprocess.run(cmd, input=json.dumps(codes), capture_output=True, text=True,
+                       timeout=timeout, cwd=ROOT)
+    if p.returncode:
+        raise RunError("%s exited %d: %s" % (cmd[0], p.returncode, p.stderr.strip()[-800:]))
+    res = json.loads(p.stdout)
+    return [(s, ok, text) for s, (ok, text) in zip(steps, res)]
+
+
+def run_microbit(steps, log):
+    try:
+        from emu import microbit, connect, put_file, EmuError
+        from mpremote.transport import TransportError
+    except ImportError as e:
+        raise RunError("micro:bit emulator tools missing (%s): run tools/setup" % e)
+    out = []
+    try:
+        with microbit() as url:
+            t = connect(url)
+            try:
+                for s in steps:
+                    if s[0] == "put":
+                        put_file(t, s[1], s[2])
+                    elif s[0] == "reset":
+                        t.close()
+                        t = connect(url, soft_reset=True)
+                    elif s[0] == "size":
+                        out.append((("x", "", ("size", s[1])), True, repr(s[2])))
+                    else:
+                        try:
+                            ret, err = t.exec_raw(s[1], timeout=120)
+                        except TransportError as e:
+                            # no answer: the board may be wedged, so start again clean (the
+                            # steps after this one in the phase then fail with NameError)
+                            ret, err = b"", (str(e) or repr(e)).encode()
+                            t.close()
+                            t = connect(url, soft_reset=True)
+                        if not err:
+                            out.append((s, True, ret.decode()))
+                        else:
+                            msg = err.decode(errors="replace").strip().splitlines()
+                            out.append((s, False, msg[-1] if msg else "error"))
+                            log("  micro:bit: %s -> %s" % (s[1][:60], out[-1][2]))
+            finally:
+                t.close()
+    except EmuError as e:
+        raise RunError(str(e))
+    return out
+
+
+# ---------------------------------------------------------------- results
+
+def collect(interp, c, results):
+    """The raw outputs, parsed: {"t": {(x, cap, fill): [(none, t), ...]}, ...}."""
+    R = {"t": {}, "memerr": set(), "long": {}, "a": {}, "a0": {}, "op": {}, "op0": {}, "s": {}, "errors": [], "misc": {}}
+    for step, ok, text in results:
+        tag = step[2] if step[0] == "x" else None
+        if not tag:
+            if not ok:
+                R["errors"].append("%s: %s" % (step[1][:60], text.strip().splitlines()[-1:]))
+            continue
+        if not ok:
+            R["errors"].append("%r: %s" % (tag, text.strip().splitlines()[-1:]))
+            if tag[0] == "t" and "MemoryError" in text:
+                R["memerr"].add(tag[1:4])
+            continue
+        lines = [l for l in text.strip().splitlines() if l.strip()]
+        try:
+            v = ast.literal_eval(lines[-1])
+        except (ValueError, SyntaxError, IndexError):
+            R["errors"].append("%r: unparsable %r" % (tag, text[-200:]))
+            continue
+        kind = tag[0]
+        if kind == "t":
+            if tag[4] > 0:  # rep 0 is the warm-up
+                R["t"].setdefault(tag[1:4], []).append(v)
+        elif kind == "L":
+            if tag[2] > 0:
+                R["long"].setdefault(tag[1], []).append(v)
+        elif kind in ("a", "a0"):
+            R[kind][tag[1]] = v
+        elif kind == "op":
+            if tag[2] == 1:
+                R["op"][tag[1]] = (v, tag[3])
+            else:
+                R["op0"][tag[1]] = (v, tag[3])
+        elif kind == "s":
+            R["s"][(tag[1], tag[2])] = v
+        else:
+            R["misc"][tag if len(tag) > 1 else tag[0]] = v
+    return R
+
+
+def per_pair(c, R, ns):
+    """{(x, cap, fill): ns per pair} from medians, the plain loop subtracted."""
+    out = {}
+    for key, runs in R["t"].items():
+        none = statistics.median(r[0] for r in runs)
+        t = statistics.median(r[1] for r in runs)
+        out[key] = max(t - none, 0) * ns / c["n"]
+    return out
+
+
+def analyse(interp, c, R):
+    ns = R["misc"].get("env", ("python", 1000))[1]  # nanoseconds per tick
+    pp = per_pair(c, R, ns)
+    base = c["base"]
+    ratio = {}
+    for (x, cap, fill), v in pp.items():
+        b = pp.get((base, cap, fill))
+        if b:
+            ratio[(x, cap, fill)] = v / b
+    A = {"pp": pp, "ratio": ratio, "long": {}, "memerr": R["memerr"]}
+    for x, runs in R["long"].items():
+        none = statistics.median(v[0] for v in runs)
+        A["long"][x] = max(statistics.median(v[1] for v in runs) - none, 0) * ns / c["long_n"]
+    # bytes per pair: kernel minus loop
+    A["alloc"] = {}
+    for x in c["impls"]:
+        if x in R["a"] and x in R["a0"]:
+            a, a0 = R["a"][x], R["a0"][x]
+            A["alloc"][x] = ((a[0] - a0[0]) / c["k"], (a[1] - a0[1]) / c["k"])
+    A["ops"] = {op: (v[0] / k, v[1] / k) for op, (v, k) in R["op"].items()}
+    A["ops_first"] = {op: (v[0] / k, v[1] / k) for op, (v, k) in R["op0"].items()}
+    A["storage"] = {}
+    m = c["mem_cap"]
+    for x in c["impls"]:
+        if (x, m) in R["s"] and (x, 2 * m) in R["s"]:
+            s1, s2 = R["s"][(x, m)], R["s"][(x, 2 * m)]
+            per = (s2 - s1) / m
+            A["storage"][x] = (per, s1 - per * m, s1 / m)
+    return A
+
+
+def fmt_ratio(v):
+    if v is None:
+        return "—"
+    return "%.2f" % v if v < 10 else "%.1f" % v
+
+
+def fill_name(cap, fill):
+    return "%d · %d" % (cap, fill)
+
+
+def speedups(c, A, other):
+    """baseline... ticketq speed-up over `other` (other time / ticketq time) per table cell."""
+    out = {}
+    for cap in c["caps"]:
+        for f in fills(cap):
+            if ("tq", cap, f) in A["memerr"] or (other, cap, f) in A["memerr"]:
+                continue
+            t = A["pp"].get(("tq", cap, f))
+            o = A["pp"].get((other, cap, f))
+            if t and o:
+                out[(cap, f)] = o / t
+    return out
+
+
+def span(d):
+    if not d:
+        return "—"
+    lo, hi = min(d.values()), max(d.values())
+    return "%.2f–%.2fx" % (lo, hi) if abs(hi - lo) >= 0.005 else "%.2fx" % lo
+
+
+def time_table(c, A):
+    cols = [(cap, f) for cap in c["caps"] for f in fills(cap)]
+    head = "| implementation | " + " | ".join(fill_name(cap, f) for cap, f in cols) + " |"
+    rule = "| --- | " + " | ".join("---:" for _ in cols) + " |"
+    rows = [head, rule]
+    for x in c["impls"]:
+        cells_ = [fmt_ratio(A["ratio"].get((x, cap, f))) if (x, cap, f) not in A["memerr"]
+                  else "MemoryError" for cap, f in cols]
+        name = NAMES[x] + (" (baseline)" if x == c["base"] else "")
+        rows.append("| %s | %s |" % (name, " | ".join(cells_)))
+    return "\n".join(rows)
+
+
+def b(v):
+    if v is None:
+        return "—"
+    if abs(v - round(v)) < 0.05:
+        return "%d" % round(v)
+    return "%.1f" % v
+
+
+def memory_table(interp, c, A):
+    cpy = interp == "cpython"
+    if cpy:
+        head = ("| implementation | peak B above the start over %d pairs (tracemalloc) "
+                "| storage B per entry | fixed B |" % c["k"])
+    else:
+        head = ("| implementation | B allocated per push+pop pair (gc.mem_alloc, gc off) "
+                "| storage B per entry | fixed B |")
+    rows = [head, "| --- |" + " ---: |" * 3]
+    for x in c["impls"]:
+        al = A["alloc"].get(x)
+        st = A["storage"].get(x)
+        cells_ = [b(al[1] * c["k"] if cpy else al[0]) if al else "—"]
+        cells_ += [b(st[0]) if st else "—", b(st[1]) if st else "—"]
+        rows.append("| %s | %s |" % (NAMES[x], " | ".join(cells_)))
+    return "\n".join(rows)
+
+
+def ops_line(interp, A):
+    if not A["ops"]:
+        return "not measured"
+    if interp == "cpython":
+        return ", ".join("%s %s B" % (op, b(A["ops"][op][1])) for op in ("push", "pop", "peek", "remove")
+                         if op in A["ops"]) + " (tracemalloc peak per operation, CPython boxes ints)"
+    return ", ".join("%s %s B" % (op, b(A["ops"][op][0])) for op in ("push", "pop", "peek", "remove") if op in A["ops"])
+
+
+# ---------------------------------------------------------------- report
+
+def machine_info():
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    info = {"cpu": "%s, %d cores" % (cpu, os.cpu_count() or 0), "os": platform.platform(),
+            "python": platform.python_version()}
+    try:
+        info["node"] = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        pass
+    try:
+        q = subprocess.run(["qemu-system-arm", "--version"], capture_output=True, text=True).stdout
+        info["qemu"] = q.splitlines()[0].strip() if q else ""
+        fw = subprocess.run(["dpkg-query", "-W", "-f", "${Version}", "firmware-microbit-micropython"],
+                            capture_output=True, text=True).stdout.strip()
+        info["firmware"] = "firmware-microbit-micropython " + fw if fw else ""
+    except OSError:
+        pass
+    try:
+        info["vm_pkg"] = json.load(open(os.path.join(ROOT, "tools", "mpvm", "node_modules", "@micropython",
+                                                     "micropython-webassembly-pyscript", "package.json")))["version"]
+    except (OSError, ValueError, KeyError):
+        pass
+    return info
+
+
+def interp_version(interp, R, info):
+    v = R["misc"].get("ver")
+    if interp == "cpython":
+        return "CPython %s" % (v[0] if v else info["python"])
+    if interp == "vm":
+        return "MicroPython %s (%s, npm @micropython/micropython-webassembly-pyscript %s) under Node %s" % (
+            v[1] if v else "?", v[2] if v else "?", info.get("vm_pkg", "?"), info.get("node", "?"))
+    return "MicroPython %s on %s (%s), in %s" % (
+        v[1] if v else "?", v[2] if v else "?", info.get("firmware", "?"), info.get("qemu", "QEMU"))
+
+
+def headline(runs):
+    """The ratios README quotes, as Markdown bullets."""
+    out = []
+    for interp in ("cpython", "vm", "microbit"):
+        if interp not in runs or "A" not in runs[interp]:
+            continue
+        c, A = runs[interp]["c"], runs[interp]["A"]
+        sp = speedups(c, A, c["base"])
+        mid = c["caps"][len(c["caps"]) // 2] if len(c["caps"]) > 1 else c["caps"][0]
+        m = sp.get((mid, mid // 2))
+        line = "**%s**: ticketq is %s the speed of %s (%s at %d queued of %d)" % (
+            TITLES[interp], span(sp), NAMES[c["base"]], "%.2fx" % m if m else "—", mid // 2, mid)
+        if interp != "microbit":
+            fl = speedups(c, A, "hqi")
+            line += "; %s of the C-speed floor (heapq on ints)" % span(fl)
+        else:
+            line += "; %s of the sorted list" % span(speedups(c, A, "sl"))
+        out.append("- " + line + ".")
+    mb = runs.get("microbit", {}).get("R")
+    if mb:
+        capq = mb["misc"].get(("cap", "tq"))
+        capp = mb["misc"].get(("cap", "ph"))
+        if capq and capp:
+            capl = mb["misc"].get(("cap", "phl"))
+            out.append("- **micro:bit RAM**: a TicketQueue of up to %d slots fits beside the library "
+                       "(which takes %s B of the ~9.7 KB heap), against %d entries for the pure-Python "
+                       "tuple heap alone before MemoryError, or %s entries with the library loaded "
+                       "too." % (capq, (mb["misc"]["imp1"][0] - mb["misc"]["imp0"][0])
+                                 if mb["misc"].get("imp1") and mb["misc"].get("imp0") else "?", capp, capl))
+    for interp in ("vm", "microbit"):
+        if interp in runs and "A" in runs[interp]:
+            ops = runs[interp]["A"]["ops"]
+            if ops:
+                out.append("- **%s**: bytes allocated per ticketq operation: %s." % (TITLES[interp], ops_line(interp, runs[interp]["A"])))
+    return out
+
+
+def targets(runs):
+    rows = ["| target | measured | status |", "| --- | --- | --- |"]
+
+    def get(interp):
+        r = runs.get(interp, {})
+        return (r.get("c"), r.get("A"), r.get("R")) if "A" in r else (None, None, None)
+
+    c, A, R = get("vm")
+    if A:
+        sp = speedups(c, A, "hqt")
+        ok = sp and min(sp.values()) >= 1.0
+        rows.append("| WebAssembly VM: at least parity with heapq with tuples | %s | %s |" % (
+            span(sp), "met" if ok else ("met in %d of %d cells" % (sum(v >= 1 for v in sp.values()), len(sp)) if sp else "not run")))
+    rows.append("| native 32-bit MicroPython: >= 4x heapq with tuples, within 10x of the C floor "
+                "| not measurable here (no native build with heapq on this machine) | see notes |")
+    c, A, R = get("microbit")
+    if A:
+        sp = speedups(c, A, "ph")
+        ok = sp and min(sp.values()) >= 1.5
+        rows.append("| emulated micro:bit: >= 1.5x the pure-Python tuple heap | %s | %s |" % (
+            span(sp), "met" if ok else ("met in %d of %d cells" % (sum(v >= 1.5 for v in sp.values()), len(sp)) if sp else "not run")))
+        capq, capp = R["misc"].get(("cap", "tq")), R["misc"].get(("cap", "ph"))
+        rows.append("| emulated micro:bit: largest queue that fits | ticketq %s slots, tuple heap %s entries | measured |" % (capq, capp))
+    for interp in ("vm", "microbit"):
+        c, A, R = get(interp)
+        if A and A["ops"]:
+            ok = all(v[0] == 0 for v in A["ops"].values()) and len(A["ops"]) == 4
+            rows.append("| 0 B allocated per push, pop, peek, remove (%s) | %s | %s |" % (
+                TITLES[interp], ops_line(interp, A), "met" if ok else "not met"))
+    for interp in ("vm", "microbit"):  # CPython's array('i', range(n)) over-allocates a little
+        c, A, R = get(interp)
+        if A and "tq" in A["storage"]:
+            per = A["storage"]["tq"][0]
+            rows.append("| at most 8 B of storage per slot (%s) | %s B | %s |" % (
+                TITLES[interp], b(per), "met" if per <= 8.05 else "not met"))
+    return rows
+
+
+def report(runs, info, plot_rel, quick, notes):
+    L = ["# Benchmarks", ""]
+    L += ["Generated by `.venv/bin/python tools/bench/run.py%s` (tools/bench/); do not edit by hand: "
+          "notes come from tools/bench/notes.md." % (" --quick" if quick else ""), ""]
+    if quick:
+        L += ["**Quick smoke run: too few repetitions for the numbers to mean much.**", ""]
+    L += ["## Machine and interpreters", ""]
+    L.append("- machine: %s; %s" % (info["cpu"], info["os"]))
+    for interp in ("cpython", "vm", "microbit"):
+        r = runs.get(interp)
+        if not r:
+            continue
+        if "error" in r:
+            L.append("- %s: **not run**: %s" % (TITLES[interp], r["error"]))
+        else:
+            L.append("- %s: %s" % (TITLES[interp], interp_version(interp, r["R"], info)))
+    L += ["", "## Headline", ""] + headline(runs) + [""]
+    L += ["## Targets (issue 6)", ""] + targets(runs) + [""]
+    if plot_rel:
+        L += ["## Cost against queued tickets", "",
+              "![time per push+pop pair against queued tickets](%s)" % plot_rel, "",
+              "Time per push+pop pair at a fill level (the queue holds that many tickets before "
+              "the push and after the pop), relative to the baseline's time on an empty queue "
+              "in the same run; log scale of queued tickets. The capacity is %s." % ", ".join(
+                  "%d on %s" % (runs[i]["c"]["sweep_cap"], TITLES[i]) for i in ("cpython", "vm", "microbit")
+                  if i in runs and "A" in runs[i]), ""]
+    for interp in ("cpython", "vm", "microbit"):
+        r = runs.get(interp)
+        if not r or "A" not in r:
+            continue
+        c, A, R = r["c"], r["A"], r["R"]
+        L += ["## %s" % TITLES[interp], ""]
+        L += ["Time per push+pop pair relative to %s in the same cell (lower is faster; "
+              "columns: capacity · queued tickets; median of %d runs of %d pairs, the plain loop's "
+              "time subtracted)." % (NAMES[c["base"]], c["reps"], c["n"]), "", time_table(c, A), ""]
+        L += ["Memory: allocation per pair at %d queued of %d (%d pairs, the plain loop's "
+              "allocation subtracted); storage per entry is the slope between %d and %d entries, "
+              "fixed is the rest." % (c["mem_cap"] // 2, c["mem_cap"], c["k"], c["mem_cap"], 2 * c["mem_cap"]),
+              "", memory_table(interp, c, A), ""]
+        L.append("- ticketq single operations, bytes allocated per call: %s." % ops_line(interp, A))
+        if A["long"].get("hqt") and A["long"].get("tq"):
+            L.append("- One call of %d pairs at 128 queued of 256 (garbage is not freed during a call "
+                     "on this port, so the heap grows): ticketq %.2fx the speed of heapq with tuples, "
+                     "%.2fx of heapq on ints, %.2fx of the pure-Python heap (the tables above use "
+                     "%d pairs a call, whose garbage fits the free heap)." % (
+                         c["long_n"], A["long"]["hqt"] / A["long"]["tq"],
+                         A["long"].get("hqi", 0) / A["long"]["tq"], A["long"].get("ph", 0) / A["long"]["tq"], c["n"]))
+        if A["ops_first"] and A["ops_first"] != A["ops"]:
+            L.append("- (first round, cold: %s.)" % ", ".join("%s %s B" % (op, b(v[0])) for op, v in A["ops_first"].items()))
+        imp = R["misc"].get("imp")
+        if interp == "microbit":
+            i0, i1 = R["misc"].get("imp0"), R["misc"].get("imp1")
+            if i0 and i1:
+                L.append("- RAM taken by `import ticketq`: %d B (heap free after boot %d B, after the import %d B)."
+                         % (i1[0] - i0[0], i0[1], i1[1]))
+            caps = [R["misc"].get(("cap", "tq")), R["misc"].get(("cap", "ph"))]
+            fq, fp = R["misc"].get(("free", "captq")), R["misc"].get(("free", "capph"))
+            sq, sp_ = R["misc"].get(("size", "captq")), R["misc"].get(("size", "capph"))
+            L.append("- Largest queue: TicketQueue(%s) builds and fills with the library and a %s-byte "
+                     "search loop loaded (%s B free before, the largest free block %s B: each of the "
+                     "two arrays needs one block); the pure-Python heap took %s tuples before "
+                     "MemoryError with only its own %s-byte module loaded (%s B free before), and "
+                     "%s with the ticketq library imported as well (%s B free)."
+                     % (caps[0], sq, fq, R["misc"].get(("block", "tq")), caps[1], sp_, fp,
+                        R["misc"].get(("cap", "phl")), R["misc"].get(("free", "capphl"))))
+            L.append("- Insertion search of the sorted list: plain Python (no bisect module).")
+        else:
+            if imp is not None:
+                L.append("- RAM taken by `import ticketq`: %d B (%s)." % (
+                    imp, "tracemalloc" if interp == "cpython" else "gc.mem_alloc, before and after, each in its own runPython call"))
+            env = R["misc"].get("env")
+            if env:
+                L.append("- Insertion search of the sorted list: %s." % (
+                    "bisect.insort (C)" if env[0] != "python" else "plain Python (no bisect module)"))
+        if R["memerr"]:
+            L.append("- MemoryError during the timed sections (the heap left too fragmented to "
+                     "parse the next command) for: %s; those cells have no ratio." % ", ".join(
+                         "%s at %d queued of %d" % (NAMES[x], f, cap) for x, cap, f in sorted(R["memerr"])))
+        # (a step after a failed one in the same cell fails the same way: not listed)
+        other = [e for e in R["errors"] if "MemoryError" not in e or not R["memerr"]]
+        if other:
+            L.append("- errors: %s" % "; ".join(other[:5]))
+        L.append("")
+    if notes:
+        L += [notes.strip(), ""]
+    return "\n".join(L)
+
+
+def plot(runs, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    shown = [i for i in ("cpython", "vm", "microbit") if i in runs and "A" in runs[i]]
+    fig, axes = plt.subplots(1, len(shown), figsize=(5.2 * len(shown), 4.2), squeeze=False)
+    styles = {"tq": ("C3", "o", 2.4), "hqt": ("C0", "s", 1.4), "hqi": ("C2", "^", 1.4),
+              "pq": ("C7", "x", 1.2), "sl": ("C1", "d", 1.2), "ph": ("C4", "v", 1.4)}
+    for ax, interp in zip(axes[0], shown):
+        c, A = runs[interp]["c"], runs[interp]["A"]
+        cap = c["sweep_cap"]
+        b0 = A["pp"].get((c["base"], cap, 0))
+        if not b0:
+            continue
+        for x in c["impls"]:
+            pts = sorted((f, A["pp"][(x, cap, f)] / b0) for (y, cp, f) in A["pp"] if y == x and cp == cap)
+            if not pts:
+                continue
+            col, mk, lw = styles[x]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], color=col, marker=mk, lw=lw, ms=4,
+                    label=NAMES[x])
+        ax.set_xscale("symlog", base=2, linthresh=1)
+        ax.set_xlim(0, cap * 1.1)
+        ax.set_ylim(bottom=0)
+        ax.set_title("%s (capacity %d)" % (TITLES[interp], cap), fontsize=10)
+        ax.set_xlabel("queued tickets")
+        ax.set_ylabel("time per push+pop pair\n(x %s at 0 queued)" % NAMES[c["base"]], fontsize=9)
+        ax.grid(True, alpha=0.3)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100, metadata={"Software": None})
+    plt.close(fig)
+
+
+def ensure_matplotlib(log):
+    try:
+        import matplotlib  # noqa: F401
+        return True
+    except ImportError:
+        pass
+    req = os.path.join(HERE, "requirements.txt")
+    if sys.prefix == sys.base_prefix:
+        log("matplotlib missing: pip install -r %s (no plot this time)" % req)
+        return False
+    log("installing matplotlib into %s (tools/bench/requirements.txt)" % sys.prefix)
+    r = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                        "-r", req])
+    if r.returncode:
+        return False
+    try:
+        import matplotlib  # noqa: F401,F811
+        return True
+    except ImportError:
+        return False
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--quick", action="store_true", help="seconds-long smoke run (into build/bench/)")
+    p.add_argument("--interp", default="cpython,vm,microbit",
+                   help="comma list of cpython, vm, microbit (default: all)")
+    p.add_argument("--out", help="folder for BENCHMARKS.md, the plot and results.json "
+                   "(default: the repository (BENCHMARKS.md, docs/bench.png, tools/bench/results.json); "
+                   "with --quick: build/bench/)")
+    p.add_argument("--no-plot", action="store_true")
+    args = p.parse_args(argv)
+    interps = [i.strip() for i in args.interp.split(",") if i.strip()]
+    for i in interps:
+        if i not in TITLES:
+            p.error("unknown interpreter %r" % i)
+
+    def log(msg):
+        print(msg, file=sys.stderr, flush=True)
+
+    out = args.out or (os.path.join(ROOT, "build", "bench") if args.quick else None)
+    if out:
+        md_path = os.path.join(out, "BENCHMARKS.md")
+        plot_path = os.path.join(out, "bench.png")
+        json_path = os.path.join(out, "results.json")
+        plot_rel = "bench.png"
+    else:
+        md_path = os.path.join(ROOT, "BENCHMARKS.md")
+        plot_path = os.path.join(ROOT, "docs", "bench.png")
+        json_path = os.path.join(HERE, "results.json")
+        plot_rel = "docs/bench.png"
+
+    info = machine_info()
+    runs = {}
+    failed = False
+    for interp in interps:
+        c = config(interp, args.quick)
+        t0 = time.time()
+        log("== %s" % TITLES[interp])
+        try:
+            if interp == "microbit":
+                results = run_microbit(microbit_plan(c), log)
+            else:
+                results = run_host(interp, host_plan(interp, c), timeout=1800)
+        except (RunError, subprocess.TimeoutExpired, OSError) as e:
+            log("   not run: %s" % e)
+            runs[interp] = {"c": c, "error": str(e)}
+            failed = True
+            continue
+        R = collect(interp, c, results)
+        A = analyse(interp, c, R)
+        runs[interp] = {"c": c, "R": R, "A": A}
+        log("   %.0f s, %d steps, %d errors" % (time.time() - t0, len(results), len(R["errors"])))
+        for e in R["errors"][:5]:
+            log("   error: %s" % e)
+
+    made_plot = False
+    if not args.no_plot and ensure_matplotlib(log):
+        os.makedirs(os.path.dirname(plot_path), exist_ok=True)
+        plot(runs, plot_path)
+        made_plot = True
+    notes_path = os.path.join(HERE, "notes.md")
+    notes = open(notes_path).read() if os.path.exists(notes_path) and not args.quick else ""
+    md = report(runs, info, plot_rel if made_plot else None, args.quick, notes)
+    os.makedirs(os.path.dirname(md_path), exist_ok=True)
+    with open(md_path, "w") as f:
+        f.write(md)
+    raw = {"machine": info, "quick": args.quick, "runs": {}}
+    for interp, r in runs.items():
+        if "A" not in r:
+            raw["runs"][interp] = {"config": r["c"], "error": r.get("error")}
+            continue
+        A, R = r["A"], r["R"]
+        raw["runs"][interp] = {
+            "config": r["c"],
+            "ns_per_pair": {"%s/%d/%d" % k: v for k, v in sorted(A["pp"].items())},
+            "ratio": {"%s/%d/%d" % k: v for k, v in sorted(A["ratio"].items())},
+            "alloc_per_pair": A["alloc"], "ticketq_ops": A["ops"], "storage": A["storage"],
+            "misc": {repr(k): v for k, v in R["misc"].items()}, "errors": R["errors"],
+            "memory_errors": ["%s/%d/%d" % k for k in sorted(R["memerr"])],
+        }
+    with open(json_path, "w") as f:
+        json.dump(raw, f, indent=1, sort_keys=True)
+        f.write("\n")
+    log("wrote %s%s, %s" % (md_path, ", " + plot_path if made_plot else "", json_path))
+    print(md)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
