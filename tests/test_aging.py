@@ -1,7 +1,7 @@
 # Aging driven by the pop counter, and the schedule digest, on every interpreter.
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
 from ticketq_audit import tickets, max_wait, Trace
-from support import check_heap, Rng
+from qcheck import check_heap, Rng
 
 
 def starve(q, victim_cls, pops, r, mix=True):

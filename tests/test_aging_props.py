@@ -5,7 +5,7 @@ from hypothesis import given, settings, strategies as st
 
 from ticketq import TicketQueue
 from ticketq_audit import max_wait
-from support import check_heap
+from qcheck import check_heap
 
 
 @settings(max_examples=400, deadline=None)

@@ -1,7 +1,7 @@
 # ticketq_audit: listing, explaining, tracing (REPL tools; not needed on a board at run time).
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
 from ticketq_audit import tickets, explain, Trace
-from support import check_heap
+from qcheck import check_heap
 
 
 def test_repr_and_tickets_do_not_disturb():

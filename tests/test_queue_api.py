@@ -1,6 +1,6 @@
 # The small API around the queue: peek, len, bool, full, capacity, clear, last_*.
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
-from support import check_heap
+from qcheck import check_heap
 
 
 def test_peek_len_bool_full_capacity_clear():

@@ -1,6 +1,7 @@
 # Bad input and the full/empty cases: a clear, specific error, and the queue unchanged.
 from ticketq import TicketQueue, QueueFull, QueueEmpty, LOW, HIGH, CRITICAL
-from support import raises, snapshot, check_heap
+from qcheck import snapshot, check_heap
+from support import raises
 
 
 def filled():

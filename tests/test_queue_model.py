@@ -8,7 +8,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 import ticketq_queue
 from ticketq import TicketQueue, QueueFull, QueueEmpty
 from ticketq_audit import tickets
-from support import check_heap, raises, snapshot
+from qcheck import check_heap, snapshot
+from support import raises
 
 M30 = 1 << 30
 

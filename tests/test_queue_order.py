@@ -1,6 +1,6 @@
 # Ordering and sequence numbers, on every interpreter.
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
-from support import check_heap
+from qcheck import check_heap
 
 
 def drain(q):

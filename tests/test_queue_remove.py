@@ -1,6 +1,6 @@
 # remove(): the oldest ticket with the id goes, and the heap is repaired in both directions.
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
-from support import check_heap
+from qcheck import check_heap
 
 
 def pops(q):

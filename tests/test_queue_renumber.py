@@ -1,7 +1,7 @@
 # Renumbering when the internal counter runs out (narrowed through the test-only _lim):
 # deterministic, order-preserving, also on an empty queue and across mixed classes.
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
-from support import check_heap
+from qcheck import check_heap
 
 
 def narrow(q, lim):

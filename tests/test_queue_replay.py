@@ -1,6 +1,6 @@
 # Determinism and a long random run against a sorted-list model, on every interpreter.
 from ticketq import TicketQueue
-from support import check_heap, Rng
+from qcheck import check_heap, Rng
 
 
 def test_same_operations_same_schedule():

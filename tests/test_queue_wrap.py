@@ -2,7 +2,7 @@
 # numbers seen outside count modulo 2**30. The internal limit is narrowed through the
 # test-only attribute _lim (production: 2**29) so a wrap takes a few pushes, not 2**29.
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
-from support import check_heap
+from qcheck import check_heap
 
 M30 = 0x40000000
 
