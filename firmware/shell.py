@@ -1,11 +1,14 @@
 # shell: the worker at the REPL, for a person over mpremote. Full documentation is in
-# shell.pyi (no run-time docstrings: a micro:bit keeps them in RAM).
+# shell.pyi (no run-time docstrings: a micro:bit keeps them in RAM). Not deployed on the
+# micro:bit (no RAM to spare there); the boards with more RAM and the host VM have it.
 #   >>> from shell import *
 #   >>> w = boot()                          # board.py: queue capacity, heartbeat LED
 #   >>> w.submit("handoff-1", "CRITICAL")   # job id, or None: queue full (backpressure)
 #   >>> w                                   # the queue and what runs next
 #   >>> w.ls(); w.step(); w.run(500)        # tickets; run one; run until a 500 ms deadline
 #   >>> w.cancel("sync-3"); w.log(); w.summary()
+from ticketq_audit import tickets
+from ticketq_ticks import ticks_diff
 from worker import Worker, CLASSES
 
 
@@ -25,34 +28,56 @@ def _led(hb):
 class Shell(Worker):
     kinds = {}  # job kind -> fn(name); a job's kind is its name up to the first "-"
 
+    def __init__(self, capacity, aging=0, clock=None, out=print, logsize=8):
+        # The worker's run lines come to _line, which keeps the last `logsize` for log()
+        # and passes them on to `echo` (the `out` given here), as the other messages.
+        Worker.__init__(self, capacity, aging, clock, self._line)
+        self.echo = out
+        self.led = None  # led(on), called after each job: the heartbeat (see boot)
+        self.lines = [None] * logsize
+        self.nlines = 0
+
+    def _line(self, s):
+        self.lines[self.nlines % len(self.lines)] = s
+        self.nlines += 1
+        if self.led:
+            self.led(self.pops & 1)
+        if self.echo:
+            self.echo(s)
+
     def submit(self, name, cls, fn=None):
         if type(cls) is str:
             cls = CLASSES.index(cls)
         i = Worker.submit(self, name, cls, fn or self.kinds[name.split("-")[0]])
-        if i is None and self.out:
-            self.out("full %s %s" % (name, CLASSES[cls]))
+        if i is None and self.echo:
+            self.echo("full %s %s" % (name, CLASSES[cls]))
         return i
 
     def cancel(self, job):
         if type(job) is str:  # by name: the oldest queued job with this name
-            for i in sorted(self.jobs):
-                if self.jobs[i][0] == job:
-                    job = i
-                    break
-            else:
+            t = [(s, i) for i, c, s in tickets(self.q) if self.names[i] == job]
+            if not t:
                 return False
-        t = self.jobs.get(job)
+            # Sequence numbers wrap at 2**30; queued ones lie within 2**29 of each other,
+            # so ticks_diff orders them (the same ring arithmetic).
+            job = min(t, key=lambda x: ticks_diff(x[0], t[0][0]))[1]
+        i = job if type(job) is int and 0 < job < len(self.names) else 0
+        name = self.names[i]  # read before the slot is freed (slot 0 is never used)
+        c = self.meta[i] & 3
         if not Worker.cancel(self, job):
             return False
-        if self.out:
-            self.out("cancel %d %s %s" % (job, t[0], CLASSES[t[2]]))
+        if self.echo:
+            self.echo("cancel %d %s %s" % (job, name, CLASSES[c]))
         return True
 
     def ls(self, out=print):
-        from ticketq_audit import tickets  # REPL only: not loaded until asked for
-
         for i, c, s in tickets(self.q):
-            out("%d %s %s seq=%d" % (i, self.jobs[i][0], CLASSES[c], s))
+            out("%d %s %s seq=%d" % (i, self.names[i], CLASSES[c], s))
+
+    def log(self, out=print):
+        n = len(self.lines)
+        for k in range(max(self.nlines - n, 0), self.nlines):
+            out(self.lines[k % n])
 
     def summary(self, out=print):
         s = self.stats
@@ -67,7 +92,7 @@ class Shell(Worker):
 
     def __repr__(self):
         q = self.q
-        return "<Worker %r ran=%d next=%s>" % (q, self.runs, self.jobs[q.peek()][0] if q else "-")
+        return "<Worker %r ran=%d next=%s>" % (q, self.pops, self.names[q.peek()] if q else "-")
 
 
 def boot(capacity=None, aging=0, kinds=None, out=print):

@@ -15,19 +15,38 @@
     >>> w.log()                                   # the last runs (the log ring)
     >>> w.summary()                               # counts per class, final digest
 
-Kept out of ``worker`` so that a board that only runs jobs does not pay for it: on the
-BBC micro:bit v1 it does not fit beside the library and the worker (about 2.4 KB of heap
-once imported, measured on MicroPython 1.9.2); there, drive ``worker.Worker`` directly
-(``w.submit(name, 2, fn)``, ``w.step()``, ``w.run(500)``, ``w.cancel(i)``, ``w.log()``).
+Kept out of ``worker`` so that a board that only runs jobs does not pay for it: it imports
+``ticketq_audit`` and ``ticketq_ticks`` besides, and the BBC micro:bit v1 has no RAM left
+for it beside the library and the worker; there, drive ``worker.Worker`` directly
+(``w.submit(name, 2, fn)``, ``w.step()``, ``w.run(500)``, ``w.cancel(i)``, ``w.stats``).
 """
 
-from typing import Callable, Dict, Optional, Union
+from typing import Callable, Dict, List, Optional, Union
 
 from worker import CLASSES, Worker
 
 
 class Shell(Worker):
-    """A Worker with REPL conveniences. Same constructor as Worker."""
+    """A Worker with REPL conveniences: class names, job kinds, cancel by name, the log
+    ring, ``ls``/``summary``/``repr`` and the heartbeat."""
+
+    echo: Optional[Callable[[str], object]]
+    """Where run lines and the ``full``/``cancel`` messages go (the ``out`` given to the
+    constructor; None: nowhere). The worker's own ``out`` is the shell's line keeper."""
+
+    lines: List[Optional[str]]
+    """The log ring: the last ``logsize`` run lines (``log()`` prints them in order)."""
+
+    nlines: int
+    """Run lines seen so far."""
+
+    led: Optional[Callable[[int], object]]
+    """Heartbeat: called as ``led(pops & 1)`` after every job (``boot`` sets it from the
+    board profile); ``None``: no heartbeat."""
+
+    def __init__(self, capacity: int, aging: int = 0, clock: Optional[object] = None,
+                 out: Optional[Callable[[str], object]] = print, logsize: int = 8) -> None:
+        """As ``Worker``, plus ``logsize`` (>= 1): entries in the log ring."""
 
     kinds: Dict[str, Callable[[str], object]]
     """Job kinds: ``kind -> fn(name)``. A job's kind is its name up to the first ``-``
@@ -37,12 +56,17 @@ class Shell(Worker):
                fn: Optional[Callable[[str], object]] = None) -> Optional[int]:
         """Worker.submit, where ``cls`` may be a class name (``"HIGH"``) and ``fn`` defaults
         to ``kinds[kind of name]`` (KeyError if there is none). On backpressure also
-        prints ``full <name> <CLASS>`` through ``out`` and returns None."""
+        prints ``full <name> <CLASS>`` through ``echo`` and returns None."""
 
     def cancel(self, job: Union[int, str]) -> bool:
-        """Worker.cancel by id, or by name: the queued job of that name with the lowest id
-        (the oldest). On success also prints ``cancel <id> <name> <CLASS>`` through
-        ``out``. False if no such job is queued."""
+        """Worker.cancel by id, or by name: the oldest queued job of that name (the lowest
+        sequence number, on the 2**30 ring; ids say nothing of age, they are reused). On
+        success also prints ``cancel <id> <name> <CLASS>`` through ``echo``. False if no
+        such job is queued."""
+
+    def log(self, out: Callable[[str], object] = print) -> None:
+        """Print what ran: the log ring, oldest first (the last ``min(nlines, logsize)``
+        run lines, exactly as they were printed when the jobs ran)."""
 
     def ls(self, out: Callable[[str], object] = print) -> None:
         """Print the queued tickets in pop order: ``<id> <name> <CLASS> seq=<n>`` (the class

@@ -14,13 +14,20 @@ the documented idiom is::
 Where the functions come from:
 
 * MicroPython with a 2**30 tick period (every 32-bit port, the micro:bit, the WebAssembly
-  VM): ``time.ticks_ms``, ``time.ticks_add``, ``time.ticks_diff``, ``time.sleep_ms``
-  themselves (``utime`` on the micro:bit v1 firmware).
-* MicroPython with a longer period (the 64-bit unix port): the firmware's ``ticks_ms``
-  folded onto 2**30 (a 2**30 ring divides the firmware's), with the definitions below.
-* CPython: ``time.monotonic_ns()`` in whole ms folded onto 2**30, with the definitions below.
-  The wall clock (``time.time``, ``datetime``) is never read, so setting the system clock
-  (NTP, an RTC, a user) cannot shorten or hang a wait.
+  VM): ``utime.ticks_ms``, ``ticks_add``, ``ticks_diff``, ``sleep_ms`` themselves (the same
+  objects; ``utime`` is also the name ``time`` answers to on current ports).
+* Elsewhere, from ``ticketq_softticks``, the same definitions written in Python:
+  MicroPython with a longer period (the 64-bit unix port) gets its ``ticks_ms`` folded onto
+  2**30 (a 2**30 ring divides the firmware's); CPython gets ``time.monotonic_ns()`` in whole
+  ms folded onto 2**30. The wall clock (``time.time``, ``datetime``) is never read, so
+  setting the system clock (NTP, an RTC, a user) cannot shorten or hang a wait.
+
+Modules: the tick functions and ``Deadline`` live in ``ticketq_deadline``, which this module
+re-exports; ``FakeClock``, ``TICKS_PERIOD`` and ``TICKS_MAX`` are defined here. A board's
+firmware imports ``ticketq_deadline`` only (the worker does): on a BBC micro:bit v1 it costs
+about 1.2 KB of RAM, and ``FakeClock`` another 0.7 KB that only tests need.
+``ticketq_softticks`` is imported only where the firmware lacks 2**30-period ticks, so no
+board compiles it or needs it on its filesystem.
 
 Every integer the functions handle is a small int on a 32-bit MicroPython port
 (-2**30 <= v < 2**30): none of them allocates.
@@ -60,7 +67,8 @@ def ticks_add(t: int, delta: int) -> int:
     ``(t + delta) mod 2**30``, computed without leaving the small-int range.
 
     Raises OverflowError if ``|delta| >= 2**29`` (on CPython and on MicroPython since 2022;
-    older MicroPython firmware wraps silently, which is why Deadline checks its own range).
+    older MicroPython firmware, such as the micro:bit's 1.9.2, wraps silently, which is why
+    Deadline checks its own range).
     """
 
 
@@ -134,7 +142,9 @@ class Deadline:
     checked at least once within 2**29 ms (6.2 days) after it falls due.
 
     ``remaining()``, ``expired()`` and ``rearm()`` with a valid argument are O(1) and
-    allocate nothing on MicroPython (proved under ``micropython.heap_lock()``).
+    allocate nothing on MicroPython (proved under ``micropython.heap_lock()``). An instance
+    holds the clock, its bound ``ticks_ms`` (when a clock is given) and the due tick, or -1
+    once expired, or None for never: no tick value is used as a marker.
     """
 
     clock: Optional[Clock]

@@ -1,7 +1,7 @@
 # ticketq_wait: a blocking pop bounded by a Deadline, for plain loops (no asyncio needed).
 # Full documentation is in ticketq_wait.pyi.
 from ticketq import QueueEmpty
-from ticketq_ticks import sleep_ms
+from ticketq_deadline import sleep_ms
 
 
 class Timeout(QueueEmpty):

@@ -1,8 +1,13 @@
 # Tick arithmetic on every interpreter (the clocks: test_ticks_clock.py). The definitions
-# (_add, _diff) are checked against known values and, on MicroPython, against the
-# firmware's own time.ticks_add/ticks_diff (which the module then uses).
+# in Python (ticketq_softticks) are checked against known values and, on MicroPython,
+# against the firmware's own time.ticks_add/ticks_diff, which ticketq_ticks then uses.
 import ticketq_ticks as tt
 from support import skip, IS_MICROPYTHON
+
+try:
+    import ticketq_softticks as st  # not on a board's filesystem: the firmware has ticks
+except ImportError:
+    st = None
 
 MAX = 0x3FFFFFFF
 HALF = 0x20000000
@@ -15,8 +20,30 @@ def test_constants():
     assert tt.TICKS_PERIOD == MAX + 1 and tt.TICKS_MAX == MAX
 
 
+def impls():
+    # The Python definitions where they are present, then the functions ticketq_ticks uses.
+    if st is None or st.ticks_add is tt.ticks_add:
+        return ((tt.ticks_add, tt.ticks_diff),)
+    return ((st.ticks_add, st.ticks_diff), (tt.ticks_add, tt.ticks_diff))
+
+
+def test_the_firmware_functions_are_used_where_they_exist():
+    if not IS_MICROPYTHON:
+        # CPython has no time.ticks_*: ticketq_softticks provides them.
+        assert tt.ticks_add is st.ticks_add and tt.ticks_ms is st.ticks_ms
+        return
+    try:
+        import utime as time
+    except ImportError:
+        import time
+    if time.ticks_add(0, -1) != MAX:
+        skip("this port's ticks have a longer period than 2**30")
+    assert tt.ticks_ms is time.ticks_ms and tt.ticks_add is time.ticks_add
+    assert tt.ticks_diff is time.ticks_diff and tt.sleep_ms is time.sleep_ms
+
+
 def test_add_and_diff_known_values():
-    for add, diff in ((tt.ticks_add, tt.ticks_diff), (tt._add, tt._diff)):
+    for add, diff in impls():
         assert add(MAX, 1) == 0 and add(0, -1) == MAX
         assert add(MAX - 99, 100) == 0 and add(MAX - 99, 99) == MAX
         assert add(0, HALF - 1) == HALF - 1 and add(0, -(HALF - 1)) == HALF + 1
@@ -28,7 +55,7 @@ def test_add_and_diff_known_values():
 
 
 def test_add_then_diff_roundtrip_at_every_edge():
-    for add, diff in ((tt.ticks_add, tt.ticks_diff), (tt._add, tt._diff)):
+    for add, diff in impls():
         for t in EDGES:
             for d in DELTAS:
                 u = add(t, d)
@@ -39,19 +66,21 @@ def test_add_then_diff_roundtrip_at_every_edge():
 def test_definitions_match_the_firmware():
     if not IS_MICROPYTHON:
         skip("compares with MicroPython's time.ticks_add/ticks_diff")
+    if st is None:
+        skip("ticketq_softticks is not on this board")
     try:
         import utime as time
     except ImportError:
         import time
     for a in EDGES:
         for d in DELTAS:
-            assert tt._add(a, d) == time.ticks_add(a, d), (a, d)
+            assert st.ticks_add(a, d) == time.ticks_add(a, d), (a, d)
         for b in EDGES:
-            assert tt._diff(a, b) == time.ticks_diff(a, b), (a, b)
+            assert st.ticks_diff(a, b) == time.ticks_diff(a, b), (a, b)
 
 
 def test_add_rejects_half_the_ring():
-    for add in (tt._add, tt.ticks_add):
+    for add, _ in impls():  # the definitions first: they always check
         for d in (HALF - 1, -(HALF - 1)):
             add(5, d)
         for d in (HALF, -HALF, HALF + 1, 2 * HALF, -3 * HALF):

@@ -1,13 +1,14 @@
-# The worker firmware (firmware/worker.py, shell.py, workload.py) on every interpreter:
-# backpressure, failing jobs, cancellation, the log line, determinism of the sample
-# workload, the idle wait on a fake clock, and no allocation in the run loop.
-# firmware/ must be on sys.path (tests/conftest.py on CPython, run.mjs on the VM).
+# The worker firmware (firmware/worker.py) on every interpreter, without the REPL shell:
+# the preallocated job table and its ids, backpressure, failing jobs, cancellation, the log
+# line, the idle wait on a fake clock, and no allocation in submit, cancel or the run loop.
+# Small enough for a board's device tests; the shell, the sample workload and the board
+# profiles are in test_worker_shell.py. firmware/ must be on sys.path (tests/conftest.py on
+# CPython, run.mjs on the VM).
+from array import array
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
 from ticketq_ticks import FakeClock, ticks_diff, ticks_add
-from support import skip, raises, IS_MICROPYTHON
-from worker import Worker, CLASSES
-from shell import Shell, boot
-import workload
+from support import skip, raises
+from worker import Worker
 
 try:
     import micropython
@@ -20,6 +21,11 @@ def nop(name):
     pass
 
 
+def queued(w):
+    # The ids in the job table: the table's slots that hold a job.
+    return [i for i in range(len(w.names)) if w.names[i] is not None]
+
+
 def fail(name):
     raise ValueError("bad sensor frame")
 
@@ -29,38 +35,56 @@ def test_jobs_run_in_class_then_fifo_order():
     ran = []
     for name, c in (("a", LOW), ("b", HIGH), ("c", NORMAL), ("d", HIGH), ("e", CRITICAL)):
         assert w.submit(name, c, ran.append) is not None
-    assert len(w.q) == 5 and len(w.jobs) == 5
+    assert len(w.q) == 5 and queued(w) == [1, 2, 3, 4, 5]
     while w.step() is not None:
         pass
     assert ran == ["e", "b", "d", "c", "a"]
-    assert w.jobs == {} and w.runs == w.pops == 5
+    assert queued(w) == [] and w.pops == 5
     assert w.step() is None  # empty: returns at once
 
 
-def test_backpressure_is_reported_and_nothing_is_dropped():
+def test_ids_are_the_lowest_free_table_slots():
+    w = Worker(4, out=None)
+    assert [w.submit("a-%d" % n, LOW, nop) for n in range(5)] == [1, 2, 3, 4, None]
+    assert w.cancel(3) and w.step() == 1  # free: 1 and 3
+    assert w.submit("b-0", HIGH, nop) == 1 and w.submit("b-1", HIGH, nop) == 3
+    assert w.submit("b-2", HIGH, nop) is None and queued(w) == [1, 2, 3, 4]
+    assert [w.step() for _ in range(5)] == [1, 3, 2, 4, None]
+    assert w.submit("c-0", LOW, nop) == 1  # an id is given again once its job is done
+    assert w.names == [None, "c-0", None, None, None, None] and w.fns[1] is nop
+
+
+def test_a_job_can_submit_into_the_slot_it_frees():
     out = []
-    w = Shell(3, out=out.append)
-    ids = [w.submit("j-%d" % n, c, nop) for n, c in enumerate((LOW, NORMAL, LOW, CRITICAL))]
-    assert ids[:3] == [1, 2, 3] and ids[3] is None  # even CRITICAL cannot jump a full queue
-    assert out == ["full j-3 CRITICAL"]
-    assert len(w.q) == 3 and sorted(w.jobs) == [1, 2, 3]
-    assert w.stats[12 + CRITICAL] == 1 and sum(w.stats[12 + c] for c in range(4)) == 1
-    assert w.submit("j-4", "HIGH", nop) is None and out[-1] == "full j-4 HIGH"
-    w.step()
-    assert w.submit("j-5", "HIGH", nop) == 4  # room again: ids go on from the last admitted
-    while w.step() is not None:
-        pass
-    runs = sum(w.stats[c] for c in range(4))
-    refused = sum(w.stats[12 + c] for c in range(4))
-    assert runs == 4 and refused == 2  # every submission ran or was refused
+    w = Worker(2, out=out.append)
+
+    def chain(name):  # the queue was full when this ticket popped
+        assert w.submit(name + "+", HIGH, nop) == 1
+
+    w.submit("a", LOW, chain)
+    w.submit("b", LOW, nop)
+    assert w.step() == 1 and queued(w) == [1, 2] and w.names[1] == "a+"
+    assert w.step() == 1 and w.step() == 2
+    assert [x.split()[1:3] for x in out] == [["1", "a"], ["1", "a+"], ["2", "b"]]
 
 
 def test_worker_submit_on_full_queue_returns_none_silently_counting():
     w = Worker(1, out=None)
     assert w.submit("a", LOW, nop) == 1
     assert w.submit("b", HIGH, nop) is None
-    assert w.stats[12 + HIGH] == 1 and list(w.jobs) == [1]
+    assert w.stats[12 + HIGH] == 1 and queued(w) == [1]
     raises(ValueError, w.submit, "c", 4, nop)  # a bad class is an error, not backpressure
+
+
+def test_cancel_frees_the_slot_and_counts():
+    w = Worker(4, out=None)
+    a = w.submit("sync-1", LOW, nop)
+    b = w.submit("sync-2", NORMAL, nop)
+    assert w.cancel(a) is True and w.cancel(a) is False  # not queued any more
+    assert queued(w) == [b] and len(w.q) == 1 and w.stats[8 + LOW] == 1
+    assert w.cancel(999) is False and w.cancel(0) is False
+    raises(TypeError, w.cancel, "sync-2")  # by name: shell.Shell.cancel
+    assert w.step() == b and w.cancel(b) is False  # ran: cannot be cancelled
 
 
 def test_failing_job_is_reported_and_the_worker_goes_on():
@@ -82,24 +106,6 @@ def test_failing_jobs_do_not_stop_run():
         w.submit("x-%d" % n, NORMAL, fail if n % 2 else nop)
     assert w.run(1000) == 6
     assert w.stats[NORMAL] == 6 and w.stats[4 + NORMAL] == 3 and not w.q
-
-
-def test_cancel_by_id_and_by_name():
-    out = []
-    w = Shell(8, out=out.append)
-    ran = []
-    a = w.submit("sync-1", LOW, ran.append)
-    b = w.submit("sync-2", LOW, ran.append)
-    w.submit("sync-2", NORMAL, ran.append)  # same name, later id
-    assert w.cancel(a) is True
-    assert w.cancel(a) is False  # not queued any more
-    assert w.cancel("sync-2") is True  # the oldest of that name: id b
-    assert b not in w.jobs and len(w.q) == 1
-    assert w.cancel("nope") is False and w.cancel(999) is False
-    assert out == ["cancel 1 sync-1 LOW", "cancel 2 sync-2 LOW"]
-    w.step()
-    assert ran == ["sync-2"] and w.cancel(3) is False  # ran: cannot be cancelled
-    assert w.stats[8 + LOW] == 2 and w.stats[NORMAL] == 1
 
 
 def test_log_line_carries_id_name_class_seq_waited_and_digest():
@@ -140,106 +146,6 @@ def test_log_line_shows_promotion_by_aging():
     w.step()
     assert out[2].startswith("run 1 sync-0 LOW>HIGH seq=0 waited=2 digest="), out[2]
     assert out[0].startswith("run 2 vote-0 HIGH seq=1 ")  # not promoted: no ">"
-
-
-def test_log_ring_keeps_the_last_runs():
-    w = Worker(8, out=None, logsize=3)
-    for n in range(5):
-        w.submit("t-%d" % n, NORMAL, nop)
-    got = []
-    w.log(got.append)
-    assert got == []
-    while w.step() is not None:
-        pass
-    w.log(got.append)
-    assert [g.split()[2] for g in got] == ["t-2", "t-3", "t-4"]
-    assert got[-1] == w.line(4 % 3)
-
-
-def test_shell_repr_ls_and_summary():
-    w = Shell(4, out=None)
-    assert "ran=0 next=-" in repr(w)
-    w.submit("a-1", "NORMAL", nop)
-    w.submit("b-1", "CRITICAL", fail)
-    assert "<TicketQueue 2/4" in repr(w) and "next=b-1" in repr(w)
-    got = []
-    w.ls(got.append)
-    assert got == ["2 b-1 CRITICAL seq=1", "1 a-1 NORMAL seq=0"]
-    w.step()
-    w.cancel("a-1")
-    w.submit("c-1", LOW, nop)
-    got = []
-    w.summary(got.append)
-    assert got[0] == "summary ran=1 failed=1 cancelled=1 refused=0 queued=1 digest=%08x" % (
-        w.q.digest)
-    assert got[1] == "  CRITICAL ran=1 failed=1 cancelled=0 refused=0"
-    assert got[3] == "  NORMAL   ran=0 failed=0 cancelled=1 refused=0"
-    assert len(got) == 5
-
-
-def test_heartbeat_blinks_per_job_and_is_guarded():
-    from shell import _led
-    for hb in (None, "microbit", 2, "LED"):
-        led = _led(hb)  # None where the module or the pin is missing: never an error
-        if led is not None:
-            led(1)
-            led(0)
-    assert _led(None) is None
-    w = Worker(4, out=None)
-    seen = []
-    w.led = seen.append
-    for n in range(3):
-        w.submit("a-%d" % n, LOW, fail if n == 1 else nop)
-    while w.step() is not None:
-        pass
-    assert seen == [1, 0, 1]  # also after the failing job
-
-
-def test_boot_reads_the_board_or_defaults():
-    w = boot(out=None, kinds=workload.KINDS)
-    assert w.q.capacity >= 1 and w.kinds is workload.KINDS
-    assert boot(5, out=None).q.capacity == 5
-    assert w.submit("sync-1", "LOW") == 1
-    raises(KeyError, w.submit, "nosuchkind-1", "LOW")
-
-
-def play(lines):
-    out = []
-    w = workload.play(lines, None, out.append)
-    w.summary(out.append)
-    return out, w
-
-
-def test_workload_player_commands():
-    out, w = play([
-        "# a comment", "", "queue 3",
-        "push telemetry-1 NORMAL", "push sync-1 LOW", "push handoff-10 CRITICAL",
-        "push consensus-1 HIGH",  # full
-        "cancel sync-1", "cancel sync-1", "run 1", "run",
-    ])
-    assert w.q.capacity == 3
-    assert out[0] == "full consensus-1 HIGH"
-    assert out[1] == "cancel 2 sync-1 LOW"
-    assert out[2] == "cancel sync-1: not queued"
-    assert out[3].startswith("run 3 handoff-10 CRITICAL seq=2 waited=0 ")
-    assert out[3].endswith(" OSError")  # handoff-10: a peer that left the mesh
-    assert out[4].startswith("run 1 telemetry-1 NORMAL seq=0 waited=1 ")
-    assert out[5].startswith("summary ran=2 failed=1 cancelled=1 refused=1 queued=0 ")
-    e = raises(ValueError, workload.play, ["queue 2", "push a"], None, None)
-    assert "line 2" in str(e.args[0])
-
-
-def test_same_workload_gives_the_same_log_and_digest():
-    a, wa = play(workload.sample())
-    b, wb = play(workload.sample())
-    assert a == b and wa.q.digest == wb.q.digest
-    # The golden values: the same on CPython, the MicroPython VM and a board.
-    assert len([x for x in a if x.startswith("run ")]) == 106
-    assert a[-5] == "summary ran=106 failed=4 cancelled=12 refused=8 queued=0 digest=0dc1cd90"
-    assert "full handoff-70 CRITICAL" in a and "cancel sync-1: not queued" in a
-    assert "run 32 handoff-10 CRITICAL seq=31 waited=0 digest=1dcddb2e OSError" in a
-    c, wc = play(workload.sample(seed=7))
-    assert wc.q.digest != wa.q.digest  # the digest tells schedules apart
 
 
 class Clock(FakeClock):
@@ -303,7 +209,7 @@ def test_step_and_run_allocate_nothing():
     if heap_lock is None:
         skip("needs micropython.heap_lock (MicroPython only)")
     clock = FakeClock(-50)
-    w = Worker(16, aging=3, clock=clock, out=None, logsize=4)
+    w = Worker(16, aging=3, clock=clock, out=None)
     for n in range(16):
         w.submit("t-%d" % n, n & 3, nop)
     got = [0, 0, None]
@@ -319,47 +225,24 @@ def test_step_and_run_allocate_nothing():
     finally:
         micropython.heap_unlock()
     assert got[2] is None, "allocated in the run loop"
-    assert got[0] == 8 and got[1] == 0 and w.runs == 16 and not w.q
+    assert got[0] == 8 and got[1] == 0 and w.pops == 16 and not w.q
 
 
-def test_workload_file_is_the_sample():
-    if IS_MICROPYTHON:
-        skip("reads firmware/workload.txt from the repository (CPython only)")
-    import os
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "firmware", "workload.txt")
-    body = [s.rstrip("\n") for s in workload.lines(path)]
-    assert [s for s in body if s and not s.startswith("#")] == list(workload.sample())
-    out = []
-    workload.main(path, out.append)
-    assert out == play(workload.sample())[0]
-
-
-def test_board_profiles_are_constants_that_ast_can_read():
-    if IS_MICROPYTHON:
-        skip("reads boards/*/board.py with ast (CPython only)")
-    import ast
-    import os
-    root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    names = sorted(os.listdir(os.path.join(root, "boards")))
-    assert set(["microbit", "rp2", "esp32", "host"]) <= set(names)
-    for name in names:
-        path = os.path.join(root, "boards", name, "board.py")
-        tree = ast.parse(open(path).read(), path)
-        prof = {}
-        for node in tree.body:
-            assert isinstance(node, ast.Assign) and len(node.targets) == 1, (path, node)
-            prof[node.targets[0].id] = ast.literal_eval(node.value)
-        assert sorted(prof) == ["CAPACITY", "FILES", "HEARTBEAT", "MPY", "NAME"], path
-        assert prof["NAME"] == name and 1 <= prof["CAPACITY"] <= 1 << 24
-        assert prof["HEARTBEAT"] is None or isinstance(prof["HEARTBEAT"], (int, str))
-        assert prof["MPY"] in (True, False)
-        assert "boards/%s/board.py" % name in prof["FILES"], path
-        for f in prof["FILES"]:
-            assert os.path.isfile(os.path.join(root, f)), (path, f)
-        bases = [f.rsplit("/", 1)[-1] for f in prof["FILES"]]
-        assert len(set(bases)) == len(bases), "flat filesystems need unique base names"
-        for mod in ("ticketq.py", "ticketq_ticks.py", "ticketq_wait.py", "worker.py"):
-            assert mod in bases, (path, mod)
-    micro = os.path.join(root, "boards", "microbit", "board.py")
-    assert "MPY = False" in open(micro).read() and "CAPACITY = 32" in open(micro).read()
+def test_submit_and_cancel_allocate_nothing():
+    if heap_lock is None:
+        skip("needs micropython.heap_lock (MicroPython only)")
+    w = Worker(4, out=None)
+    name = "sync-1"
+    got = array("i", [0, 0, 0, 0, 0, 0, 0])
+    micropython.heap_lock()
+    try:
+        try:
+            for k in range(5):  # the 5th is refused: backpressure allocates nothing either
+                got[k] = w.submit(name, k & 3, nop) or -1
+            got[5] = w.cancel(3)
+            got[6] = w.step()
+        except MemoryError:
+            got[6] = -2
+    finally:
+        micropython.heap_unlock()
+    assert list(got) == [1, 2, 3, 4, -1, 1, 4], list(got)

@@ -8,7 +8,9 @@ HEARTBEAT = None
 MPY = False
 FILES = [
     "lib/ticketq_heap.py",
+    "lib/ticketq_queue.py",
     "lib/ticketq.py",
+    "lib/ticketq_deadline.py",
     "lib/ticketq_ticks.py",
     "lib/ticketq_wait.py",
     "lib/ticketq_audit.py",

