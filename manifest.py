@@ -8,4 +8,11 @@ metadata(
     license="MIT",
 )
 module("ticketq.py", base_path="lib")
+module("ticketq_async.py", base_path="lib")
 module("ticketq_audit.py", base_path="lib")
+module("ticketq_deadline.py", base_path="lib")
+module("ticketq_heap.py", base_path="lib")
+module("ticketq_queue.py", base_path="lib")
+module("ticketq_softticks.py", base_path="lib")
+module("ticketq_ticks.py", base_path="lib")
+module("ticketq_wait.py", base_path="lib")
