@@ -60,7 +60,7 @@ def _err(e):
 def _int(v, lo, hi, what):
     # One checker for every argument: uniform messages, and a small module (each distinct
     # message string costs RAM on a micro:bit).
-    if type(v) is not int:
+    if not isinstance(v, int):  # bool is an int, as in Python
         raise TypeError(what + " must be int")
     if not lo <= v <= hi:
         raise ValueError("%s must be %d..%d" % (what, lo, hi))
@@ -97,8 +97,11 @@ class TicketQueue:
         return self._n >= self.capacity
 
     def push(self, job_id, priority):
-        if not (type(job_id) is int and 0 <= job_id <= _MASK and type(priority) is int
-                and 0 <= priority <= 3):
+        try:
+            p = job_id >> 30 or priority >> 2  # p: out of range, negative (or not an int)
+        except TypeError:
+            p = 1
+        if p:
             _int(job_id, 0, _MASK, "job id")  # raises the specific error
             _int(priority, 0, 3, "priority")
         n = self._n
