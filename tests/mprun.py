@@ -2,9 +2,10 @@
 # every test_* function, prints one line per test; report() prints the closing
 # "N passed, N failed, N skipped" line. A module that cannot be imported or compiled here
 # (it needs hypothesis, or is too big for a micro:bit) is reported as skipped or failed,
-# never passed over silently. Used by tools/mpvm (the WebAssembly VM) and tools/devtest.py
-# (a board over mpremote); mprun_async.py adds the asyncio case_* coroutines where the
-# VM's event loop can run them.
+# never passed over silently. Used by tools/mpvm (the WebAssembly VM; tools/devtest.py's
+# host target); on a board tools/devtest.py calls the tests from the host instead (a
+# micro:bit has no RAM for a harness). mprun_async.py adds the asyncio case_* coroutines
+# where the VM's event loop can run them.
 import gc
 import sys
 

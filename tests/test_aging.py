@@ -1,7 +1,8 @@
 # Aging driven by the pop counter, and the schedule digest, on every interpreter.
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
 from ticketq_audit import tickets, max_wait, Trace
-from qcheck import check_heap, Rng
+from qcheck import check_heap
+from rng import Rng
 
 
 def starve(q, victim_cls, pops, r, mix=True):

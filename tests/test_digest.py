@@ -1,6 +1,6 @@
 # The schedule digest: a fixed start, reset by clear(), the same on every interpreter.
 from ticketq import TicketQueue, LOW, NORMAL
-from qcheck import Rng
+from rng import Rng
 
 
 def test_digest_is_fixed_for_an_empty_schedule_and_reset_by_clear():

@@ -4,7 +4,8 @@
 # (counter narrowed) together with the outside sequence wrapping past 2**30.
 # CPython has no heap_lock: the test is skipped there, visibly.
 from ticketq import TicketQueue, QueueFull, QueueEmpty
-from qcheck import Rng, check_heap
+from qcheck import check_heap
+from rng import Rng
 from support import skip
 
 try:

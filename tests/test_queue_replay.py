@@ -1,6 +1,7 @@
 # Determinism and a long random run against a sorted-list model, on every interpreter.
 from ticketq import TicketQueue
-from qcheck import check_heap, Rng
+from qcheck import check_heap
+from rng import Rng
 
 
 def test_same_operations_same_schedule():

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Run the library's MicroPython test modules (tests/test_*.py, through tests/mprun.py) on a
-target, with a non-zero exit when a test fails.
+"""Run the library's MicroPython test modules (tests/test_*.py) on a target, with a
+non-zero exit when a test fails.
 
     tools/devtest.py                               # the host MicroPython VM (tools/mpvm)
     tools/devtest.py --target host test_ticks      # the same, chosen modules
@@ -8,19 +8,25 @@ target, with a non-zero exit when a test fails.
     tools/devtest.py --connect /dev/ttyACM0        # a board: its profile is the one whose
     tools/devtest.py --connect u0 --board esp32    #   NAME is its sys.platform, or --board
 
-On a board: the profile's library files and board.py go on with tools/deploy.py
-(verified), then tests/support.py and tests/mprun.py, stripped like the library. Then, one module at a time: the test module
-(and any library or firmware module it imports that the profile does not put on) is written
-and verified, the board is soft-reset for a fresh heap (the micro:bit's 1.9.2 firmware has
-no sys.modules to unload with), and
-    import mprun
-    mprun.run(["MODULE"])
-    mprun.report()
-runs through mpremote's raw REPL under a timeout, its output streamed. The PASS / FAIL /
-SKIP lines and mprun's closing line are counted; a module that prints no closing line, runs
-past the timeout, or cannot be compiled on the board (MemoryError: named with its stripped
-size) counts as a failure. Test files are removed afterwards, and a soft reset leaves the
-heap unlocked whatever a test did. The last line is `N passed, N failed, N skipped`.
+The host VM runs them through tests/mprun.py. A board runs no harness: the host drives the
+tests itself, as the micro:bit (MicroPython 1.9.2, ~9.8 KB heap) has no RAM to spare for
+one beside the library and a test module. The profile's library files and board.py go on
+with tools/deploy.py (verified), then the test helpers (tests/support.py, tests/qcheck.py),
+stripped like the library. Then, one module at a time: the test module (and any library or
+firmware module it imports that the profile does not put on) is written and verified, the
+board is soft-reset for a fresh heap (the 1.9.2 firmware has no sys.modules to unload
+with), the project modules it imports are imported one by one, each after those it
+imports, then the module itself; then each of its test_* functions (read from its source
+with `ast`, sorted as mprun does) is called by a raw-REPL command of its own,
+    import gc;gc.collect();MODULE.test_x()
+and what comes back says how it went: nothing raised: PASS; an exception whose traceback
+ends in SkipTest: SKIP (with the reason); any other: FAIL (with the board's traceback); no
+answer within the timeout: FAIL, and the board is interrupted and soft-reset, the module
+imported again for the tests left. A module that cannot be imported (ImportError: skipped,
+unless it names a project module) or compiled on the board (MemoryError: named with its
+stripped size and the heap free before it) counts as a failure. Test files are removed
+afterwards, and a soft reset leaves the heap unlocked whatever a test did. The last line is
+`N passed, N failed, N skipped`.
 
 Modules: those named, else the profile's TESTS (the micro:bit has no room, asyncio or
 hypothesis for most), else every tests/test_*.py.
@@ -41,8 +47,7 @@ sys.path.insert(0, HERE)
 import deploy  # noqa: E402
 from deploy import DeployError  # noqa: E402
 
-CLOSING = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")
-RUNNER = ["support.py", "mprun.py"]  # from tests/, on every board run
+HELPERS = ["support.py", "qcheck.py"]  # from tests/: on the board for every module run
 
 
 def find_module(mod, paths=()):
@@ -91,137 +96,149 @@ class Tally:
         self.rows.append((mod, p, f, s, secs, note))
 
 
-# mprun.run(["MOD"]) would import MOD itself, and MOD its library modules, each compiled
-# where its import stands. On the micro:bit (MicroPython 1.9.2) a module compiled two
-# imports deep (raw REPL -> MOD -> ticketq -> ticketq_heap) overflows the C stack:
-# "RuntimeError: maximum recursion depth exceeded". So the project modules that MOD
-# imports (library, firmware, support), then MOD, are imported first, each by a raw-REPL
-# command of its own (a bigger command stays compiled in the heap while it runs: ~1.5 KB
-# for one that loops over the imports), each after those it imports, with the heap free
-# before it measured. A failure is reported as mprun.load reports it (ImportError:
-# skipped; anything else: failed); otherwise mprun.run finds MOD loaded.
-FREE = "import gc\ngc.collect()\nprint(gc.mem_free())"
-RUN = 'import mprun\nmprun.run(["%s"])\nmprun.report()'
+def test_names(path):
+    """The test_* functions a module defines (at its top level, or under a top-level if or
+    try), sorted: those mprun.run would call."""
+    with open(path, encoding="utf-8") as f:
+        todo = list(ast.parse(f.read(), path).body)
+    names = set()
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
+            names.add(node.name)
+        elif isinstance(node, (ast.If, ast.Try)):
+            todo += node.body + node.orelse + getattr(node, "finalbody", [])
+            todo += [s for h in getattr(node, "handlers", []) for s in h.body]
+    return sorted(names)
 
 
-class ModuleRun:
-    """One module's run: its output, line by line, as it streams in."""
-
-    def __init__(self, mod):
-        self.mod = mod
-        self.buf = b""
-        self.lines = []
-        self.counts = [0, 0, 0]
-        self.closing = None
-        self.current = None  # the last test reported, to name where a timeout hit
-        self.free = []  # [(module imported next, or None at the end, heap free before)]
-        self.error = None
-
-    def feed(self, b):
-        self.buf += b.replace(b"\x04", b"")
-        while b"\n" in self.buf:
-            raw, self.buf = self.buf.split(b"\n", 1)
-            self.line(raw.decode(errors="replace").rstrip("\r"))
-
-    def flush(self):
-        if self.buf:
-            self.line(self.buf.decode(errors="replace").rstrip("\r"))
-            self.buf = b""
-
-    def line(self, line):
-        m = re.match(r"^~(\S*) (\d+)$", line)
-        if m:
-            self.free.append((m.group(1) or None, int(m.group(2))))
-            return
-        self.lines.append(line)
-        m = CLOSING.match(line)
-        if m:
-            self.closing = tuple(int(x) for x in m.groups())
-            return  # only devtest's own closing line is printed
-        for i, word in enumerate(("PASS ", "FAIL ", "SKIP ")):
-            if line.startswith(word):
-                self.counts[i] += 1
-                self.current = line[5:].split(":")[0]
-        out("  " + line)
-
-    @property
-    def heap_after(self):
-        return self.free[-1][1] if self.free and self.free[-1][0] is None else None
-
-    def failed_import(self):
-        """(module, heap free before it) of the last import tried: the one that failed,
-        when the module's import failed."""
-        if self.free and self.free[-1][0] is not None:
-            return self.free[-1]
-        return None
+class Timeout(Exception):
+    pass
 
 
-def compile_failure(run, sizes):
-    """A clear message when a module ran out of memory (or of C stack) being compiled."""
-    if "FAIL " + run.mod not in run.lines:
-        return None
-    tb = []
-    for line in run.lines[run.lines.index("FAIL " + run.mod) + 1:]:
-        tb.append(line)
-        if not line.startswith((" ", "Traceback")):
-            break  # the exception line ends the traceback
-    last = tb[-1] if tb else ""
-    where = run.failed_import()
-    if not where or not last.startswith(("MemoryError", "RuntimeError")):
-        return None
-    name, free = where
-    frames = [m for m in (re.search(r'File "([^"]+)", line (\d+)', l) for l in tb) if m]
-    kind = "MemoryError" if last.startswith("MemoryError") else "RuntimeError (C stack)"
-    if frames and frames[-1].group(1) != "<stdin>":
-        # raised while running a module: an import in it that devtest did not pre-import
-        return "%s in %s line %s (%s B heap free before importing %s)" % (
-            kind, frames[-1].group(1), frames[-1].group(2), free, name)
-    return "%s compiling %s (%s B of stripped source; %s B heap free before)%s" % (
-        kind, name, sizes.get(name, "?"), free, "" if name == run.mod else ", imported for " + run.mod)
-
-
-def run_module(board, mod, preimport, timeout):
-    """Import MOD (after `preimport`) and run it, on a board just soft-reset; returns a
-    ModuleRun (.error set when the run did not end normally)."""
-    from mpremote.transport import TransportError
-
-    run = ModuleRun(mod)
+def send(board, cmd, timeout):
+    """Run a raw-REPL command: (output lines, traceback lines). Raises Timeout, or mpremote's
+    TransportError when the board does not take the command. A command that comes back with
+    a SyntaxError raised in <stdin> alone was garbled on the way (MicroPython 1.9.2 loses
+    bytes that arrive while it is busy) and did not run: it is sent again, twice at most."""
     t = board.t
-    try:
-        for name in list(preimport) + [mod]:
-            run.free.append((name, int(board.exec(FREE))))
-            o, err = t.exec_raw("import %s" % name, timeout=timeout)
-            if err:  # as mprun.load reports it
-                err = err.decode(errors="replace").strip().splitlines()
-                exc = err[-1] if err else "?"
-                if exc.startswith("ImportError"):
-                    why = exc.split(":", 1)[-1].strip()
-                    run.line("SKIP %s: cannot import here (%s)" % (mod, why))
-                else:
-                    run.line("FAIL " + mod)
-                    for line in err:
-                        run.line(line)
-                run.closing = (0, 0 if exc.startswith("ImportError") else 1, 1 if exc.startswith("ImportError") else 0)
-                return run
-        run.free.append((None, int(board.exec(FREE))))
-        t.exec_raw_no_follow(RUN % mod)
-        end = t.read_until(1, b"\x04", timeout=None, timeout_overall=timeout, data_consumer=run.feed)
-        if not end.endswith(b"\x04"):
-            run.flush()
-            run.error = "timeout: no end after %.0f s%s" % (
-                timeout, " (last reported: %s)" % run.current if run.current else " (no test reported)")
-            return run
-        run.flush()
-        err = t.read_until(1, b"\x04", timeout=10)
-        err = err[:-1].decode(errors="replace").strip() if err.endswith(b"\x04") else "(no error end)"
+    for attempt in range(3):
+        t.exec_raw_no_follow(cmd)
+        res = t.read_until(1, b"\x04", timeout=None, timeout_overall=timeout)
+        err = t.read_until(1, b"\x04", timeout=10) if res.endswith(b"\x04") else b""
+        if not err.endswith(b"\x04"):
+            raise Timeout("no answer after %.0f s" % timeout)
+        res, err = ([l.rstrip("\r") for l in b[:-1].decode(errors="replace").splitlines()] for b in (res, err))
+        frames = [l for l in err if l.startswith("  File ")]
+        if not (err and err[-1].startswith(("SyntaxError", "IndentationError"))
+                and all('"<stdin>"' in l for l in frames)) or attempt == 2:
+            return res, err
+        board.garbled += 1
+
+
+# On the micro:bit (MicroPython 1.9.2) a module compiled two imports deep (raw REPL -> MOD
+# -> ticketq -> ticketq_heap) overflows the C stack: "RuntimeError: maximum recursion depth
+# exceeded". So the project modules that MOD imports (library, firmware, test helpers),
+# each after those it imports, then MOD, are imported at the top level, each by a command
+# of its own (a bigger command stays compiled in the heap while it runs), with the heap
+# free before each measured.
+FREE = "import gc\ngc.collect()\nprint(gc.mem_free())"
+
+
+def load(board, mod, preimport, timeout):
+    """Import MOD, after `preimport`, on a board just soft-reset. Returns the heap free
+    before each import and after the last, [(module, B)] ending with (None, B), and None;
+    or, when an import failed, [(module, B or None)] up to that one and its traceback."""
+    from mpremote.transport import TransportExecError
+
+    free = []
+    for name in list(preimport) + [mod]:
+        try:
+            free.append((name, None))
+            free[-1] = (name, int(board.exec(FREE)))
+            err = send(board, "import " + name, timeout)[1]
+        except TransportExecError as e:  # no heap left to parse even FREE
+            err = e.error_output.strip().splitlines()
+        except Timeout as e:
+            err = ["Timeout: %s" % e]
         if err:
-            for line in err.splitlines():
-                out("  " + line)
-            run.error = "error escaped mprun: %s" % err.splitlines()[-1]
-    except (TransportError, ValueError) as e:
-        run.flush()
-        run.error = "board did not run the command: %s" % e
-    return run
+            return free, err
+    free.append((None, int(board.exec(FREE))))
+    return free, None
+
+
+def import_failure(mod, free, err, sizes):
+    """(skipped, note) for a module that did not import: why, in a line."""
+    name, before = free[-1]
+    last = err[-1] if err else "?"
+    if last.startswith("ImportError"):  # as mprun.load has it: a skip (no asyncio here, ...)
+        m = re.match(r"ImportError: no module named '(\w+)'", last)
+        if m and deploy.project_module(m.group(1)):  # but that is a deployment bug
+            return False, "%s is a project module that the profile does not put on the board" % m.group(1)
+        return True, "cannot import here (%s)" % last.split(":", 1)[-1].strip()
+    if "parser could not allocate" in last:
+        return False, "MemoryError: no heap left to parse a command, before importing %s%s" % (
+            name, " (after %s)" % free[-2][0] if len(free) > 1 else "")
+    frames = [m for m in (re.search(r'File "([^"]+)", line (\d+)', l) for l in err) if m]
+    kind = last.split(":")[0] or "?"
+    if kind.startswith("RuntimeError"):
+        kind += " (C stack)" if "recursion" in last else ""
+    if frames and frames[-1].group(1) != "<stdin>":
+        # raised while running a module: its top-level code, or an import devtest did not see
+        return False, "%s in %s line %s (%d B heap free before importing %s)" % (
+            last, frames[-1].group(1), frames[-1].group(2), before, name)
+    return False, "%s compiling %s (%s B of stripped source; %d B heap free before)%s" % (
+        kind, name, sizes.get(name, "?"), before, "" if name == mod else ", imported for " + mod)
+
+
+def run_module(board, mod, path, preimport, sizes, timeout):
+    """Import MOD and call its tests, on a board just soft-reset: [passed, failed, skipped],
+    a note, and whether the board needs recovering."""
+    counts, note = [0, 0, 0], ""
+    free, err = load(board, mod, preimport, timeout)
+    if err:
+        skipped, note = import_failure(mod, free, err, sizes)
+        if skipped:
+            out("  SKIP %s: %s" % (mod, note))
+            return [0, 0, 1], "", False
+        out("  FAIL " + mod)
+        for line in err:
+            out("    " + line)
+        return [0, 1, 0], note, err[-1].startswith("Timeout")
+    mine = [b for n, b in free if n == mod]
+    out("  heap free: %d B before the imports%s, %d B after %s" % (
+        free[0][1], ", %d B before %s" % (mine[0], mod) if len(free) > 2 else "", free[-1][1], mod))
+    tests = test_names(path)
+    for i, test in enumerate(tests):
+        label = "%s.%s" % (mod, test)
+        try:
+            res, err = send(board, "import gc;gc.collect();%s.%s()" % (mod, test), timeout)
+        except Timeout as e:
+            out("  FAIL %s: %s" % (label, e))
+            counts[1] += 1
+            if i + 1 == len(tests):
+                return counts, note, True
+            if board.recover() or load(board, mod, preimport, timeout)[1]:
+                note = "not run after %s timed out: %s" % (test, ", ".join(tests[i + 1:]))
+                return counts, note, False
+            continue
+        for line in res:
+            out("    " + line)
+        m = re.match(r"(?:\w+\.)*SkipTest\b:?\s*(.*)", err[-1]) if err else None
+        if not err:
+            out("  PASS " + label)
+            counts[0] += 1
+        elif m:
+            out("  SKIP %s: %s" % (label, m.group(1)))
+            counts[2] += 1
+        else:
+            out("  FAIL " + label)
+            for line in err:
+                out("    " + line)
+            counts[1] += 1
+    if not tests:
+        note = "no test_* functions"
+    return counts, note, False
 
 
 def _free(board):
@@ -260,9 +277,11 @@ def stripped(path):
 
 def run_board(board, prof, modules, args):
     """Deploy, then run the modules one by one. Returns a Tally."""
+    from mpremote.transport import TransportError
+
     tally = Tally()
     log = out if args.verbose else (lambda *a: None)
-    extra = list(args.path) + [TESTS]  # where support (and --path modules) come from
+    extra = list(args.path) + [TESTS]  # where the helpers (and --path modules) come from
     state = {}
 
     def setup():
@@ -273,15 +292,15 @@ def run_board(board, prof, modules, args):
                             only=lambda rel: not rel.startswith("firmware/"))
         have = {r.name.rsplit(".", 1)[0] for r in res if r.name.endswith((".py", ".mpy"))}
         size = sum(r.size for r in res)
-        for name in RUNNER:
+        for name in HELPERS:
             data = stripped(os.path.join(TESTS, name)).encode()
             board.put(name, data, args.retries, log)
             size += len(data)
         room = board.room()
         out("deployed profile %s (library) + %s: %d B in %d files, verified (%.1f s)%s"
-            % (prof["NAME"], " + ".join(RUNNER), size, len(res) + len(RUNNER), time.monotonic() - t0,
+            % (prof["NAME"], " + ".join(HELPERS), size, len(res) + len(HELPERS), time.monotonic() - t0,
                "; filesystem: %d of %d usable chunks" % room if room else ""))
-        state["have"] = have | {n[:-3] for n in RUNNER}
+        state["have"] = have | {n[:-3] for n in HELPERS}
         state["restarts"] = board.restarts
 
     for rel, mod in deploy.missing_modules(prof):
@@ -301,55 +320,27 @@ def run_board(board, prof, modules, args):
             continue
         extras = deploy.needs(path, state["have"], extra)
         files = [(mod + ".py", stripped(path))] + [(os.path.basename(p), stripped(p)) for p in extras]
-        sizes = {n[:-3]: len(t) for n, t in files}
-        for name, dep in deploy.import_order(path, extra):
-            sizes.setdefault(name, len(stripped(dep)))
-        preimport = [name for name, _ in deploy.import_order(path, extra)]
+        order = deploy.import_order(path, extra)
+        sizes = {name: len(stripped(dep)) for name, dep in order}
+        sizes[mod] = len(files[0][1])
         out("== %s (%s)" % (mod, ", ".join("%s %d B" % (n, len(t)) for n, t in files)))
-        note, run = "", None
+        recover = False
         try:
             for name, text in files:
                 board.put(name, text.encode(), args.retries, log)
             board.soft_reset()
-            run = run_module(board, mod, preimport, args.timeout)
+            (p, f, s), note, recover = run_module(board, mod, path, [n for n, _ in order], sizes, args.timeout)
         except DeployError as e:
-            note = "could not put it on the board: %s" % e
-        except Exception as e:  # the board stopped answering to the soft reset
-            note = "board lost: %s" % e
-        secs = time.monotonic() - t0
-        if run is None:
-            p, f, s = 0, 1, 0
-        else:
-            p, f, s = run.closing or tuple(run.counts)
-            note = compile_failure(run, sizes) or ""
-            # mprun skips a module that cannot be imported (no asyncio here, ...); a
-            # project module missing from the board is a deployment bug, not a skip
-            for line in run.lines:
-                m = re.match(r"SKIP (\S+): cannot import here \(no module named '(\w+)'\)", line)
-                if m and deploy.project_module(m.group(2)):
-                    s, f = s - 1, f + 1
-                    note = "%s is a project module that profile %s does not put on the board" % (
-                        m.group(2), prof["NAME"])
-            if run.error:
-                note = (note + "; " if note else "") + run.error
-                f = max(f, run.counts[1]) + 1
-            elif run.closing is None:
-                note = (note + "; " if note else "") + "mprun printed no closing line"
-                f += 1
-            elif run.closing != tuple(run.counts):
-                note += " (closing line %r, lines counted %r)" % (run.closing, tuple(run.counts))
-            if run.free:
-                lib = [fr for n, fr in run.free if n == mod]
-                out("  heap free: %d B before the imports%s%s" % (
-                    run.free[0][1], ", %d B before %s" % (lib[0], mod) if lib and len(run.free) > 2 else "",
-                    ", %d B after it" % run.heap_after if run.heap_after is not None else ""))
+            (p, f, s), note = (0, 1, 0), "could not put it on the board: %s" % e
+        except (TransportError, Timeout, ValueError) as e:  # the board stopped answering
+            (p, f, s), note, recover = (0, 1, 0), "board lost: %s" % e, True
         if note:
             out("  %s: %s" % ("FAIL " + mod if f else mod, note))
-        tally.add(mod, p, f, s, secs, note)
+        tally.add(mod, p, f, s, time.monotonic() - t0, note)
         # back to a known state: a fresh heap (never left locked), no test files
         try:
             if board.restarts == state["restarts"]:
-                board.recover() if (run is None or run.error) else board.soft_reset()
+                board.recover() if recover else board.soft_reset()
             if board.restarts == state["restarts"] and not args.keep:
                 have = set(board.files())
                 for name, _ in files:
@@ -363,7 +354,7 @@ def run_board(board, prof, modules, args):
     try:
         if not args.keep:
             have = set(board.files())
-            for name in RUNNER:
+            for name in HELPERS:
                 if name in have:
                     board.remove(name)
         board.soft_reset()  # leaves the heap fresh and unlocked
@@ -421,7 +412,7 @@ def main(argv=None):
     g.add_argument("--connect", "-c", metavar="URL", help="a board: mpremote connect string")
     g.add_argument("--emulate", choices=["microbit"], help="an emulated board (QEMU), started and stopped here")
     p.add_argument("--board", help="board profile (default: by the board's sys.platform)")
-    p.add_argument("--timeout", type=float, default=120.0, help="seconds per module on a board (default 120; "
+    p.add_argument("--timeout", type=float, default=120.0, help="seconds per import or test on a board (default 120; "
                    "the whole run on the host VM, default 600)")
     p.add_argument("--retries", type=int, default=3, help="writes again of a file that fails its check")
     p.add_argument("--wipe", action="store_true", help="remove files that the profile does not list first")
