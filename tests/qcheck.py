@@ -21,3 +21,12 @@ def snapshot(q):
     n = len(q)
     return (list(q._k)[:n], list(q._d)[:n], q._nxt, q._nb, q._left, q.digest,
             q.last_priority, q.last_seq)
+
+
+def drain(q):
+    # Pop everything: [(id, class, seq), ...], checking the invariant after each pop.
+    out = []
+    while q:
+        out.append((q.pop(), q.last_priority, q.last_seq))
+        check_heap(q)
+    return out

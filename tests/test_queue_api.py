@@ -1,6 +1,5 @@
 # The small API around the queue: peek, len, bool, full, capacity, clear, last_*.
-from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
-from qcheck import check_heap
+from ticketq import TicketQueue, LOW, CRITICAL
 
 
 def test_peek_len_bool_full_capacity_clear():

@@ -1,6 +1,6 @@
 # Renumbering when the internal counter runs out (narrowed through the test-only _lim):
 # deterministic, order-preserving, also on an empty queue and across mixed classes.
-from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
+from ticketq import TicketQueue, LOW, HIGH
 from qcheck import check_heap
 
 

@@ -8,15 +8,15 @@
 // this port frees garbage only between runPython calls (gc.collect() inside a call does
 // not), so tools/bench/run.py gives every timed section and every memory reading a call of
 // its own. lib/*.py and tools/bench/tqbench.py are copied into the VM's filesystem and put
-// on sys.path, and DIR/*.py (--path: modules of an experiment) after them. Node >= 20; the
-// VM comes from `npm ci --prefix tools/mpvm`.
+// on sys.path (by tools/mpvm/vm.mjs, which loads the VM), and DIR/*.py
+// (--path: modules of an experiment) after them. Node >= 20; the VM comes from
+// `npm ci --prefix tools/mpvm`.
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadVM } from "../mpvm/vm.mjs";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, "..", "..");
-const PKG = path.join(REPO, "tools", "mpvm", "node_modules", "@micropython", "micropython-webassembly-pyscript", "micropython.mjs");
 
 async function main() {
   let heap = 1024 * 1024;
@@ -25,30 +25,21 @@ async function main() {
   const j = process.argv.indexOf("--path");
   const extra = j > 0 ? path.resolve(process.argv[j + 1]) : null;
   const steps = JSON.parse(fs.readFileSync(0, "utf8"));
-  let loadMicroPython;
-  try {
-    ({ loadMicroPython } = await import(PKG));
-  } catch (e) {
-    process.stderr.write(`bench/vm: cannot load the VM (run: npm ci --prefix tools/mpvm): ${e.message}\n`);
-    process.exit(2);
-  }
   let out = [];
   const put = (bytes) => {
     for (const b of bytes) out.push(b);
   };
-  const mp = await loadMicroPython({ heapsize: heap, linebuffer: false, stdout: put, stderr: put });
-  const dirs = { "/bench/lib": path.join(REPO, "lib"), "/bench/tools": HERE };
-  if (extra) dirs["/bench/extra"] = extra;
-  mp.FS.mkdir("/bench");
-  for (const [dst, src] of Object.entries(dirs)) {
-    mp.FS.mkdir(dst);
-    for (const name of fs.readdirSync(src)) {
-      if (!name.endsWith(".py")) continue;
-      if (src === HERE && name !== "tqbench.py") continue;  // not the host-side tools
-      mp.FS.writeFile(`${dst}/${name}`, fs.readFileSync(path.join(src, name)));
-    }
+  // /bench/lib, /bench/tools (tqbench.py only: not the host-side tools), /bench/extra:
+  // the same paths as ever, since a module's path length shows in its import's RAM
+  const dirs = [{ dir: HERE, only: ["tqbench.py"], name: "tools" }];
+  if (extra) dirs.push({ dir: extra, name: "extra" });
+  let mp;
+  try {
+    mp = await loadVM({ heap, repo: ["lib"], root: "/bench", dirs, stdout: put, stderr: put });
+  } catch (e) {
+    process.stderr.write(`bench/vm: cannot load the VM: ${e.message}\n`);
+    process.exit(2);
   }
-  mp.runPython("import sys\nsys.path[0:0] = " + JSON.stringify(Object.keys(dirs)));
   const dec = new TextDecoder();
   const results = [];
   for (const code of steps) {

@@ -4,7 +4,8 @@
 //
 //   node tools/mpvm/run.mjs [--heap BYTES] [--timeout SECONDS] [--path DIR] MODULE [MODULE ...]
 //
-// Copies tests/, lib/ and firmware/ (every *.py) into the VM's MEMFS, puts both on sys.path and runs
+// Loads the VM with tools/mpvm/vm.mjs, which copies tests/, lib/ and firmware/ (every *.py)
+// and the --path folders into the VM's MEMFS and puts them on sys.path; then runs
 // `import mprun; failed = mprun.run([MODULE, ...])` (tests/mprun.py), forwarding the
 // VM's output to stdout line by line.
 //
@@ -21,10 +22,8 @@ import { parseArgs as parseArgsUtil } from "node:util";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { loadVM } from "./vm.mjs";
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const REPO = path.resolve(HERE, "..", "..");
-const VM_PKG = "@micropython/micropython-webassembly-pyscript";
 const CLOSING = /^(\d+) passed, (\d+) failed, (\d+) skipped$/;
 
 const USAGE = `usage: node tools/mpvm/run.mjs [options] MODULE [MODULE ...]
@@ -72,18 +71,6 @@ function parseArgs(argv) {
   return opts;
 }
 
-// Every *.py under dir (recursively, so packages come along), as [relative path, bytes].
-function pyFiles(dir, rel = "") {
-  const out = [];
-  for (const ent of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-    if (ent.name.startsWith(".") || ent.name === "__pycache__" || ent.name === "node_modules") continue;
-    const r = rel ? `${rel}/${ent.name}` : ent.name;
-    if (ent.isDirectory()) out.push(...pyFiles(dir, r));
-    else if (ent.isFile() && ent.name.endsWith(".py")) out.push([r, fs.readFileSync(path.join(dir, r))]);
-  }
-  return out;
-}
-
 // ---------------------------------------------------------------- main thread
 function main() {
   let opts;
@@ -93,11 +80,8 @@ function main() {
     console.error(`mpvm: ${e.message}\n${USAGE}`);
     process.exit(2);
   }
-  const dirs = [path.join(REPO, "tests"), path.join(REPO, "lib"), path.join(REPO, "firmware"), ...opts.paths];
-  const trees = dirs.map((d) => (fs.existsSync(d) ? pyFiles(d) : []));
-
   const worker = new Worker(fileURLToPath(import.meta.url), {
-    workerData: { heap: opts.heap, modules: opts.modules, trees },
+    workerData: { heap: opts.heap, modules: opts.modules, paths: opts.paths },
     stdout: false,
     stderr: false,
   });
@@ -182,10 +166,7 @@ function main() {
 
 // ---------------------------------------------------------------- worker thread
 async function vm() {
-  const { heap, modules, trees } = workerData;
-  const { loadMicroPython } = await import(path.join(HERE, "node_modules", VM_PKG, "micropython.mjs")).catch((e) => {
-    throw new Error(`cannot load ${VM_PKG} (run: npm ci --prefix tools/mpvm): ${e.message}`);
-  });
+  const { heap, modules, paths } = workerData;
 
   // Python's stdout and stderr, byte by byte, become one ordered stream of whole lines
   // posted to the main thread (so nothing is lost if this thread later hangs).
@@ -201,33 +182,18 @@ async function vm() {
   };
   const each = (bytes) => bytes.forEach(put);
 
-  const mp = await loadMicroPython({ heapsize: heap, linebuffer: false, stdout: each, stderr: each });
+  // tests/, lib/, firmware/ and the --path folders in MEMFS and on sys.path (vm.mjs)
+  const mp = await loadVM({ heap, dirs: paths, stdout: each, stderr: each });
   mp.registerJsModule("_mpvm", {
     module: (name) => parentPort.postMessage({ t: "module", name }),
     tests: (name, tests) => parentPort.postMessage({ t: "tests", name, tests: String(tests).split(",").filter(Boolean) }),
-  });
-
-  const roots = ["/ticketq/tests", "/ticketq/lib", "/ticketq/firmware", ...trees.slice(3).map((_, i) => `/ticketq/path${i}`)];
-  const mkdirs = (p) => {
-    let cur = "";
-    for (const part of p.split("/").filter(Boolean)) {
-      cur += "/" + part;
-      if (!mp.FS.analyzePath(cur).exists) mp.FS.mkdir(cur);
-    }
-  };
-  trees.forEach((files, i) => {
-    mkdirs(roots[i]);
-    for (const [rel, data] of files) {
-      mkdirs(path.posix.dirname(`${roots[i]}/${rel}`));
-      mp.FS.writeFile(`${roots[i]}/${rel}`, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-    }
   });
 
   // mprun imports each module with __import__(name); a wrapper in its globals tells the
   // watchdog which module (and which of its tests) is running.
   const code = [
     "import sys",
-    `sys.path[0:0] = ${JSON.stringify(roots)}`,
+    "# sys.path: tests/, lib/, firmware/, --path folders (set by vm.mjs)",
     "import mprun",
     "def _mpvm_setup():",
     "    import _mpvm",
@@ -248,8 +214,11 @@ async function vm() {
   ].join("\n");
   // Modules with asyncio case_* coroutines: this port's asyncio runs on the JS event loop,
   // so they are awaited through runPythonAsync once the synchronous pass is done.
-  const src = new Map(trees[0].map(([rel, data]) => [rel.replace(/\.py$/, ""), new TextDecoder().decode(data)]));
-  const withCases = modules.filter((m) => /^async def case_/m.test(src.get(m) || ""));
+  const src = (m) => {
+    const f = `${mp.roots[0]}/${m}.py`; // tests/ only, as always
+    return mp.FS.analyzePath(f).exists ? mp.FS.readFile(f, { encoding: "utf8" }) : "";
+  };
+  const withCases = modules.filter((m) => /^async def case_/m.test(src(m)));
 
   try {
     mp.runPython(code);

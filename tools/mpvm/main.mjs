@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+// The main job on the MicroPython WebAssembly VM: the worker firmware (firmware/worker.py,
+// shell.py, workload.py, unchanged) plays a workload file and prints each job's log line
+// as it runs, then the summary. tools/run.py runs this; it can be run by itself:
+//
+//   node tools/mpvm/main.mjs [--heap BYTES] [--board FILE] [--workload FILE]
+//
+// The VM is loaded by tools/mpvm/vm.mjs (lib/, firmware/, tests/ on sys.path); the board
+// profile FILE (default boards/host/board.py) goes on as `board` and the workload file
+// (default firmware/workload.txt, the shipped sample) as /ticketq/input/<its name>; then
+//   import workload; workload.main("/ticketq/input/<its name>")
+// runs, its output written to stdout line by line as it comes.
+//
+// Exit status: 0 the workload ran to its summary; 1 the firmware raised (a bad workload
+// line: ValueError naming its line number; the traceback goes to stderr); 2 bad arguments
+// or no VM (run: tools/setup); 3 the firmware raised MemoryError.
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { loadVM, REPO } from "./vm.mjs";
+
+const USAGE = `usage: node tools/mpvm/main.mjs [--heap BYTES] [--board FILE] [--workload FILE]
+  --heap BYTES     initial MicroPython GC heap (default 1048576)
+  --board FILE     board profile, imported as board (default boards/host/board.py)
+  --workload FILE  workload file (default firmware/workload.txt, the sample)
+exit: 0 ran, 1 the firmware raised, 2 bad arguments or no VM, 3 MemoryError`;
+
+function fail(msg, code) {
+  process.stderr.write(`mpvm main: ${msg}\n`);
+  process.exit(code);
+}
+
+let values;
+try {
+  ({ values } = parseArgs({
+    args: process.argv.slice(2),
+    options: {
+      heap: { type: "string", default: String(1024 * 1024) },
+      board: { type: "string", default: path.join(REPO, "boards", "host", "board.py") },
+      workload: { type: "string", default: path.join(REPO, "firmware", "workload.txt") },
+      help: { type: "boolean", short: "h" },
+    },
+  }));
+} catch (e) {
+  fail(`${e.message}\n${USAGE}`, 2);
+}
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const heap = Number(values.heap);
+if (!Number.isInteger(heap) || heap < 16384) fail(`--heap must be an integer >= 16384\n${USAGE}`, 2);
+const board = path.resolve(values.board);
+const work = path.resolve(values.workload);
+for (const f of [board, work]) if (!fs.statSync(f, { throwIfNoEntry: false })?.isFile()) fail(`no such file: ${f}`, 2);
+if (path.basename(board) !== "board.py") fail(`--board: not a board.py: ${board}`, 2);
+
+// Python's output, byte by byte, written out a whole line at a time (fs.writeSync: the
+// line is out before the next job runs, even on a pipe).
+let buf = [];
+const put = (bytes) => {
+  for (const b of bytes) {
+    buf.push(b);
+    if (b === 10) flush();
+  }
+};
+const flush = () => {
+  try {
+    if (buf.length) fs.writeSync(1, new Uint8Array(buf));
+  } catch (e) {
+    if (e.code !== "EPIPE") throw e;
+    process.exit(1); // the reader went away (| head): stop quietly
+  }
+  buf = [];
+};
+
+const input = `/ticketq/input/${path.basename(work)}`;
+let mp;
+try {
+  mp = await loadVM({
+    heap,
+    dirs: [{ dir: path.dirname(board), only: ["board.py"], name: "board" }],
+    files: { [input]: work },
+    stdout: put,
+    stderr: put,
+  });
+} catch (e) {
+  fail(`${e.message} (or run tools/setup)`, 2);
+}
+try {
+  mp.runPython(`import workload\nworkload.main(${JSON.stringify(input)})\n`);
+} catch (e) {
+  flush();
+  if (!e || e.name !== "PythonError") throw e;
+  process.stderr.write(`mpvm main: the firmware raised ${e.type}:\n${e.message}`);
+  process.exit(e.type === "MemoryError" ? 3 : 1);
+}
+flush();

@@ -1,0 +1,463 @@
+#!/usr/bin/env python3
+"""The main job: the worker firmware plays a workload, printing each job as it runs (the
+worker's log lines) and a summary. `tools/run` sets up first (tools/setup), then runs this.
+
+    tools/run                                  # the sample workload on the host MicroPython VM
+    tools/run --workload my.txt                # a workload file (format: firmware/workload.pyi)
+    tools/run --emulate microbit               # the emulated BBC micro:bit v1 (QEMU)
+    tools/run --connect /dev/ttyACM0           # a board (also a0, u0, auto, socket://host:port);
+    tools/run --connect u0 --board esp32       #   its profile by sys.platform, or --board
+
+Targets:
+- the host MicroPython VM (default; profile `host`): tools/mpvm/main.mjs loads the VM with
+  tools/mpvm/vm.mjs and runs the firmware itself, `import workload; workload.main(FILE)`.
+- a board (--connect URL, or --emulate microbit): its profile goes on with tools/deploy.py
+  (verified), the board is soft-reset, the modules worker.py needs are imported one at a
+  time (the free heap is measured after each), and the job functions of
+  firmware/workload.py are imported from the board's workload.py, or, where the profile
+  does not put it on (the micro:bit has no room), sent as source. The host then reads the
+  workload file with firmware/workload.py's own reader and parser (`lines`, `play`, run
+  here on CPython) and drives a worker.Worker on the board with one small REPL command per
+  submit, cancel and step, printing the board's lines as they come; the summary is
+  `shell.Shell.summary` over the board's counters. The lines are the same as on the VM.
+
+If the board raises MemoryError, the run stops there with what did not fit and the free
+heap (before it, and after a gc.collect()); a board that does not answer within --timeout
+seconds stops it too. Never a hang, never a silent pass.
+
+Exit status: 0 the workload ran to its summary; 1 it did not (a bad workload line, an
+error on the board or the VM, no answer); 2 usage or setup (no node, no VM, no profile, no
+emulator); 3 out of memory (MemoryError), what did not fit named.
+"""
+import argparse
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+MAIN_MJS = os.path.join(HERE, "mpvm", "main.mjs")
+VM_PKG = os.path.join(HERE, "mpvm", "node_modules", "@micropython", "micropython-webassembly-pyscript")
+SAMPLE = os.path.join(ROOT, "firmware", "workload.txt")
+WORKER = os.path.join(ROOT, "firmware", "worker.py")
+WORKLOAD = os.path.join(ROOT, "firmware", "workload.py")
+for _p in (HERE, os.path.join(ROOT, "lib"), os.path.join(ROOT, "firmware")):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+OK, FAILED, SETUP, NO_RAM = 0, 1, 2, 3
+
+
+class Stop(Exception):
+    """The run cannot go on: message and exit status."""
+
+    def __init__(self, msg, code=FAILED):
+        Exception.__init__(self, msg)
+        self.code = code
+
+
+def say(line=""):
+    print(line, flush=True)
+
+
+def rel(path):
+    r = os.path.relpath(path)
+    return path if r.startswith("..") else r
+
+
+# ---- the host MicroPython VM
+
+def run_vm(args, prof, path):
+    if not shutil.which("node"):
+        raise Stop("node not found: the host MicroPython VM runs under Node.js >= 20 "
+                   "(install nodejs, then tools/setup)", SETUP)
+    if not os.path.isdir(VM_PKG):
+        raise Stop("the MicroPython VM is not installed: run tools/setup "
+                   "(or npm ci --prefix tools/mpvm)", SETUP)
+    try:
+        import json
+
+        with open(os.path.join(VM_PKG, "package.json")) as f:
+            ver = "MicroPython %s " % json.load(f)["version"]
+    except (OSError, ValueError, KeyError):
+        ver = ""
+    say("== worker firmware on the host %sVM (WebAssembly, Node.js %s): profile %s, workload %s" % (
+        ver, subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip(),
+        prof["NAME"], rel(path)))
+    cmd = ["node", MAIN_MJS, "--board", prof["_path"], "--workload", path, "--heap", str(args.heap)]
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True, bufsize=1)  # stderr: ours
+    killed = []
+    timer = threading.Timer(args.timeout or 300, lambda: (killed.append(1), p.kill()))
+    timer.start()
+    n = 0
+    try:
+        for line in p.stdout:
+            line = line.rstrip("\r\n")
+            n += line.startswith("run ")
+            say(line)
+        code = p.wait()
+    finally:
+        timer.cancel()
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    secs = time.monotonic() - t0
+    if killed:
+        raise Stop("the VM did not finish within %g s (--timeout): stopped after %d jobs" % (
+            args.timeout or 300, n))
+    if code == NO_RAM:
+        raise Stop("the firmware ran out of heap on the VM (MemoryError above; --heap %d)" % args.heap, NO_RAM)
+    if code:
+        raise Stop("the workload did not finish on the VM (node exited %d, after %d jobs)" % (code, n),
+                   SETUP if code == 2 else FAILED)
+    say("== %d jobs run on the host VM in %.1f s" % (n, secs))
+
+
+# ---- a board over mpremote
+
+def job_sources(path=WORKLOAD):
+    """The job functions of workload.py and its KINDS table, as small stripped sources in
+    source order: what KINDS needs from the module, nothing else (not play, sample...)."""
+    import deploy
+
+    with open(path, encoding="utf-8") as f:
+        tree = ast.parse(f.read(), path)
+    defs = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    kinds = [n for n in tree.body if isinstance(n, ast.Assign) and
+             any(isinstance(t, ast.Name) and t.id == "KINDS" for t in n.targets)]
+    if not kinds:
+        raise Stop("%s has no KINDS table" % rel(path), SETUP)
+    need, todo = set(), [kinds[0]]
+    while todo:
+        for node in ast.walk(todo.pop()):
+            if isinstance(node, ast.Name) and node.id in defs and node.id not in need:
+                need.add(node.id)
+                todo.append(defs[node.id])
+    nodes = [n for n in tree.body if n is kinds[0] or (isinstance(n, ast.FunctionDef) and n.name in need)]
+    return [(getattr(n, "name", "KINDS"), deploy.strip_source(ast.unparse(n))) for n in nodes]
+
+
+class Link:
+    """Small REPL commands to the worker on a board, through deploy.Board (raw REPL; a
+    garbled command is sent again). Errors become Stop: MemoryError -> NO_RAM."""
+
+    def __init__(self, board, prof, timeout):
+        self.board = board
+        self.prof = prof
+        self.timeout = timeout
+        self.where = "%s (MicroPython %s)" % (prof["NAME"], ".".join(map(str, board.info["version"])))
+        self.last_free = None  # (free heap in B, after what), the last measured
+
+    def free(self, after=None):
+        try:
+            n = self.board.mem_free()
+        except Exception:
+            return None
+        if after:
+            self.last_free = (n, after)
+        return n
+
+    def run(self, cmd, what):
+        """Run cmd on the board; its output lines (stripped)."""
+        from mpremote.transport import TransportError, TransportExecError
+        import serial
+
+        try:
+            out = self.board.exec(cmd, timeout=self.timeout)
+        except TransportExecError as e:
+            err = str(e.error_output or "").strip().splitlines()
+            last = err[-1].strip() if err else "an error"
+            if "MemoryError" in last:
+                before = self.last_free
+                now = self.free()
+                raise Stop("does not fit: %s raised %s on %s; %s free before it%s%s" % (
+                    what, last, self.where,
+                    "%d B of heap were" % before[0] if before else "an unmeasured amount of heap was",
+                    " (after %s)" % before[1] if before else "",
+                    ", %d B after a gc.collect()" % now if now is not None else ""), NO_RAM)
+            raise Stop("%s failed on %s: %s" % (what, self.where, last))
+        except (TransportError, serial.SerialException, OSError) as e:
+            raise Stop("%s: no answer from %s within %.0f s (%s)" % (
+                what, self.where, self.timeout, str(e).strip() or type(e).__name__))
+        return [l.rstrip("\r") for l in out.splitlines()]
+
+    def call(self, expr, what):
+        """Run print(expr): (the lines printed before, its value as text)."""
+        lines = self.run("print(%s)" % expr, what)
+        if not lines:
+            raise Stop("%s: %s printed nothing" % (what, self.where))
+        return lines[:-1], lines[-1].strip()
+
+
+class BoardWorker:
+    """What workload.play drives (submit, cancel, step; summary after it), done by the
+    worker.Worker `w` on the board. Like shell.Shell: classes by name, jobs by kind,
+    "full ..." and "cancel ..." lines; a cancel by name takes the oldest queued job of that
+    name (ids in submission order, kept here)."""
+
+    def __init__(self, link, kinds, capacity, aging, out):
+        self.link, self.kinds, self.out = link, kinds, out
+        self.queued = {}  # id -> (name, class) of the jobs queued on the board, oldest first
+        self.ran = 0
+        link.run("w=None\nimport gc\ngc.collect()\nw=Worker(%d,%d)" % (capacity, aging),
+                 "Worker(%d, %d) (the queue and its job table)" % (capacity, aging))
+        link.free("Worker(%d, %d)" % (capacity, aging))
+
+    def submit(self, name, cls, fn=None):
+        from worker import CLASSES
+
+        if type(cls) is str:
+            if cls not in CLASSES:
+                raise ValueError("class %r: LOW, NORMAL, HIGH or CRITICAL" % cls)
+            cls = CLASSES.index(cls)
+        kind = name.split("-")[0]
+        if kind not in self.kinds:
+            raise ValueError("job %s: no job kind %r (%s)" % (name, kind, ", ".join(self.kinds)))
+        lines, i = self.link.call("w.submit(%r,%d,KINDS[%r])" % (name, cls, kind), "submit %s" % name)
+        self.echo(lines)
+        if i == "None":
+            if self.out:
+                self.out("full %s %s" % (name, CLASSES[cls]))
+            return None
+        self.queued[int(i)] = (name, cls)
+        return int(i)
+
+    def cancel(self, job):
+        from worker import CLASSES
+
+        ids = [i for i, (n, c) in self.queued.items() if n == job or i == job]
+        if not ids:
+            return False
+        i = ids[0]
+        lines, ok = self.link.call("w.cancel(%d)" % i, "cancel %s" % job)
+        self.echo(lines)
+        if ok != "True":
+            return False
+        name, c = self.queued.pop(i)
+        if self.out:
+            self.out("cancel %d %s %s" % (i, name, CLASSES[c]))
+        return True
+
+    def step(self):
+        lines, i = self.link.call("w.step()", "step (run the next job)")
+        self.echo(lines)
+        if i == "None":
+            return None
+        self.queued.pop(int(i), None)
+        self.ran += 1
+        return int(i)
+
+    def echo(self, lines):
+        for line in lines:
+            if self.out:
+                self.out(line)
+
+    def summary(self, out=print):
+        import shell
+
+        stats, n, digest = ast.literal_eval(self.link.call(
+            "repr((list(w.stats),len(w.q),w.q.digest))", "read the counters")[1])
+        shell.Shell.summary(_Counters(stats, n, digest), out)
+
+
+class _Counters:
+    """What shell.Shell.summary reads: stats, len(q), q.digest."""
+
+    def __init__(self, stats, n, digest):
+        self.stats = stats
+        self.q = self
+        self.n = n
+        self.digest = digest
+
+    def __len__(self):
+        return self.n
+
+
+def prepare(link, prof, sizes, log):
+    """Soft reset, then import what worker.Worker needs one module at a time, measuring
+    the free heap after each; then the job functions. Returns (job kinds, free heap
+    after the soft reset). The heap line is printed also when something does not fit."""
+    import deploy
+
+    link.board.soft_reset()
+    boot = link.free("a soft reset")
+    parts = ["%s B after a soft reset" % boot]
+    try:
+        for mod in [m for m, _ in deploy.import_order(WORKER)] + ["worker"]:
+            link.run("import %s" % mod, "import %s (%s B of source on the board)" % (
+                mod, sizes.get(mod + ".py", sizes.get(mod + ".mpy", "?"))))
+            parts.append("import %s %s B" % (mod, link.free("import %s" % mod)))
+        link.run("from worker import Worker", "from worker import Worker")
+        if "workload.py" in [os.path.basename(f) for f in prof["FILES"]]:
+            link.run("from workload import KINDS", "import workload (its job functions)")
+            parts.append("import workload %s B" % link.free("import workload"))
+            how = "imported from the board's workload.py"
+        else:
+            srcs = job_sources()
+            for name, src in srcs:
+                link.run(src, "defining %s of firmware/workload.py (%d B of source)" % (name, len(src)))
+            parts.append("the job functions %s B" % link.free("the job functions"))
+            how = "sent from firmware/workload.py (%s)" % ", ".join(n for n, _ in srcs)
+        kinds = ast.literal_eval(link.call("repr(sorted(KINDS))", "list the job kinds")[1])
+    finally:
+        log("== heap free: " + ", after ".join(parts))
+    log("== job kinds %s: %s" % (", ".join(kinds), how))
+    return kinds, boot
+
+
+def run_board(args, url, path, emulated):
+    import deploy
+
+    t0 = time.monotonic()
+    try:
+        board = deploy.open_board(url, args.timeout)
+    except deploy.DeployError as e:
+        raise Stop(str(e), SETUP)
+    with board:
+        from devtest import pick_profile  # --board, else the profile named as its sys.platform
+
+        try:
+            prof = pick_profile(board, args.board or emulated)
+        except deploy.DeployError as e:
+            raise Stop(str(e), SETUP)
+        say("== worker firmware on %s at %s: MicroPython %s (%s), %d B heap free; profile %s, workload %s" % (
+            "an emulated " + emulated if emulated else "a board", url, ".".join(map(str, board.info["version"])),
+            board.info["platform"], board.info["free"], prof["NAME"], rel(path)))
+        from mpremote.transport import TransportError
+
+        try:
+            res = deploy.deploy(board, prof, log=lambda s: say("   " + s.strip()) if args.verbose else None)
+        except (deploy.DeployError, TransportError) as e:
+            raise Stop("deploy: %s" % (str(e).strip() or type(e).__name__))
+        sizes = {r.name: r.size for r in res}
+        say("== deployed %d files, %d B, verified (tools/deploy.py, %.1f s)" % (
+            len(res), sum(sizes.values()), time.monotonic() - t0))
+        link = Link(board, prof, args.timeout)
+        try:
+            w, boot, secs = session(link, prof, path, sizes)
+        except Stop:
+            if not emulated:  # a real board: stop what it runs, leave it a fresh heap
+                try:
+                    board.recover()
+                except Exception:
+                    pass
+            raise
+        say("== %d jobs run on %s in %.1f s; %s B heap free after the session (%s after a soft reset)" % (
+            w.ran, prof["NAME"], secs, link.free(), boot))
+        if board.garbled:
+            say("== (%d commands reached the board garbled and were sent again)" % board.garbled)
+        try:
+            board.soft_reset()  # leave it with a fresh heap
+        except Exception:
+            pass
+
+
+def session(link, prof, path, sizes=None, log=say):
+    """The workload on the board behind `link`: prepare, play, summary. Returns (the
+    BoardWorker, free heap after the soft reset, seconds the workload took)."""
+    import workload
+
+    kinds, boot = prepare(link, prof, sizes or {}, log)
+
+    def boot_on_board(capacity=None, aging=0, kinds_=None, out=print):
+        # workload.play's boot(): a fresh worker.Worker on the board (board.CAPACITY
+        # when the workload gives none, as shell.boot)
+        return BoardWorker(link, kinds, capacity or prof.get("CAPACITY", 32), aging, out)
+
+    t0 = time.monotonic()
+    w = play(workload, boot_on_board, path, log)
+    w.summary(log)
+    return w, boot, time.monotonic() - t0
+
+
+def play(workload, boot, path, out=say):
+    """workload.play over the file's lines (workload.lines), with `boot` in place of
+    shell.boot; an error names the workload line it came from."""
+    seen = [0, ""]
+
+    def numbered(lines):
+        for line in lines:
+            seen[0] += 1
+            seen[1] = line.strip()
+            yield line
+
+    saved = workload.boot
+    workload.boot = boot
+    try:
+        w = workload.play(numbered(workload.lines(path)), None, out)
+        return w if w is not None else boot(None, 0, None, out)
+    except (ValueError, KeyError, TypeError) as e:
+        msg = str(e)
+        if not msg.startswith("workload line"):
+            msg = "workload line %d: %s: %s" % (seen[0], seen[1], msg)
+        raise Stop("%s (%s)" % (msg, rel(path)))
+    finally:
+        workload.boot = saved
+
+
+# ---- main
+
+def main(argv=None):
+    p = argparse.ArgumentParser(
+        description="Run the worker firmware on a workload, printing each job as it runs and a summary: "
+                    "on the host MicroPython VM (default), a board over mpremote, or the emulated micro:bit.",
+        epilog="Workload format: firmware/workload.pyi (queue / push / cancel / run lines). Exit: 0 ran, "
+               "1 failed, 2 setup or usage, 3 out of memory on the target.")
+    p.add_argument("--workload", "-w", metavar="FILE", default=SAMPLE,
+                   help="workload file (default: firmware/workload.txt, the sample of an edge mesh node)")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--connect", "-c", metavar="URL",
+                   help="a board: mpremote connect string (/dev/ttyACM0, a0, u0, auto, socket://host:port)")
+    g.add_argument("--emulate", choices=["microbit"], help="an emulated board (QEMU), started and stopped here")
+    p.add_argument("--board", "-b", metavar="NAME",
+                   help="board profile (boards/NAME/board.py or a path; default: host on the VM, the "
+                        "emulated board's, or the board's sys.platform)")
+    p.add_argument("--timeout", type=float, default=None,
+                   help="seconds without an answer from a board (default 10), or for the whole run on "
+                        "the VM (default 300)")
+    p.add_argument("--heap", type=int, default=1024 * 1024, help="the VM's initial heap in bytes (default 1 MiB)")
+    p.add_argument("--verbose", "-v", action="store_true", help="show each file deployed to a board")
+    args = p.parse_args(argv)
+    path = os.path.abspath(args.workload)
+    try:
+        if not os.path.isfile(path):
+            raise Stop("no workload file %s" % args.workload, SETUP)
+        if not (args.connect or args.emulate):
+            import deploy
+
+            try:
+                prof = deploy.read_profile(args.board or "host")
+            except deploy.DeployError as e:
+                raise Stop(str(e), SETUP)
+            run_vm(args, prof, path)
+            return OK
+        args.timeout = args.timeout or 10.0
+        try:
+            import mpremote  # noqa: F401
+            import emu
+        except ImportError as e:
+            raise Stop("%s: run tools/setup (mpremote from PyPI)" % e, SETUP)
+        if args.connect:
+            run_board(args, args.connect, path, None)
+            return OK
+        try:
+            with emu.microbit() as url:
+                run_board(args, url, path, args.emulate)
+        except emu.EmuError as e:
+            raise Stop(str(e), SETUP)
+        return OK
+    except Stop as e:
+        print("tools/run: %s" % e, file=sys.stderr, flush=True)
+        return e.code
+    except KeyboardInterrupt:
+        print("tools/run: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
