@@ -7,4 +7,6 @@
 # parse had fragmented the heap, and fail with MemoryError. Compiling ticketq_heap first,
 # then ticketq_queue, from this tiny module, works on that board.
 import ticketq_heap  # noqa: F401  (compile order, see above)
-from ticketq_queue import *  # noqa: F401,F403
+# The public names only: a star import would copy every global of ticketq_queue into
+# this module's dict (200 B more on the micro:bit).
+from ticketq_queue import TicketQueue, QueueFull, QueueEmpty, LOW, NORMAL, HIGH, CRITICAL  # noqa: F401

@@ -211,6 +211,13 @@ def run_module(board, mod, path, preimport, sizes, timeout):
     tests = test_names(path)
     for i, test in enumerate(tests):
         label = "%s.%s" % (mod, test)
+        if i:
+            # A fresh heap for every test: on a ~10 KB heap the garbage and fragments one
+            # test leaves behind can stop the board parsing the next command.
+            board.soft_reset()
+            if load(board, mod, preimport, timeout)[1]:
+                counts[1] += len(tests) - i
+                return counts, "could not import %s again for %s" % (mod, ", ".join(tests[i:])), False
         try:
             res, err = send(board, "import gc;gc.collect();%s.%s()" % (mod, test), timeout)
         except Timeout as e:
