@@ -1,0 +1,80 @@
+"""ticketq_audit: what a person needs to check a ticketq schedule, from the REPL or a host.
+
+Not needed by a board at run time (ticketq never imports it), so a small board that does not
+use it does not pay for it. ``Trace.record`` is the one hot-path piece: it allocates nothing.
+"""
+
+from typing import List, Optional, Tuple
+
+from ticketq import TicketQueue
+
+
+class Trace:
+    """A preallocated ring of the last ``size`` pops of a queue.
+
+    Attach it with ``q.trace = Trace(16)``: every ``q.pop()`` then calls
+    ``record(id, class, seq, promoted)``, which writes three preallocated slots (two
+    ``array('i')`` and a ``bytearray``) and allocates nothing, so it can stay on for months.
+    Memory: 9 bytes per entry plus the object.
+    """
+
+    size: int
+    """Entries kept, >= 1."""
+
+    count: int
+    """Pops recorded since construction (may exceed ``size``; the oldest are overwritten)."""
+
+    def __init__(self, size: int) -> None:
+        """Raises ValueError unless ``size`` is an int >= 1."""
+
+    def record(self, job_id: int, cls: int, seq: int, promoted: bool) -> None:
+        """Called by ``TicketQueue.pop``: id (0..2**30-1), class (0..3), sequence number
+        (0..2**30-1), whether aging promoted the ticket. O(1); no allocation."""
+
+    def entries(self) -> List[Tuple[int, int, int, bool]]:
+        """``[(id, class, seq, promoted), ...]``, oldest first, at most ``size``. Allocates."""
+
+    def __repr__(self) -> str:
+        """One line per entry: ``<id> <CLASS> seq=<n>[ (aged)]``. Allocates."""
+
+
+def tickets(q: TicketQueue) -> List[Tuple[int, int, int]]:
+    """The queued tickets in pop order, ``[(job_id, class, seq), ...]``; the queue is not
+    changed. Allocates a list and sorts it: O(n log n). For the REPL and tests."""
+
+
+def explain(q: TicketQueue, a: int, b: int) -> str:
+    """Why the queued ticket with job id ``a`` pops before or after the one with id ``b``, in
+    words: their classes, sequence numbers, whether aging promoted them, and the rule that
+    decides (a higher class always pops first; within a class, the lower sequence number,
+    i.e. the earlier push). For an id queued more than once, the oldest ticket with it (the
+    one ``remove`` would take). Returns ``"job N is not queued"`` when one is missing.
+    Allocates. O(n)."""
+
+
+def max_wait(capacity: int, aging: int, cls: int) -> Optional[int]:
+    """Upper bound on the pops of *other* tickets that can come before a ticket of class
+    ``cls`` (0..3) pops, whatever is pushed meanwhile; None where there is no bound.
+
+    - ``cls == 3`` (CRITICAL): ``capacity - 1``. Every ticket that pops first is older
+      than it (FIFO in the top class, and a promoted ticket keeps its older sequence number),
+      and at most ``capacity - 1`` older tickets can be queued.
+    - ``aging == 0`` and ``cls < 3``: None. Strict priority: a steady stream of
+      higher-class pushes starves the ticket for ever (tests show it).
+    - ``aging == N > 0`` and ``cls < 3``: ``N * ((capacity - 1) * 3 + 3 - cls) + capacity - 1``.
+
+    Proof sketch for the aging case, K = 4 classes. A promotion happens every N pops and
+    moves the oldest ticket below the top class up one class. Only tickets older than
+    ticket T can be older than it, so until T is the oldest below the top, every promotion
+    goes to one of the at most ``capacity - 1`` tickets that were queued when T was pushed,
+    each of which needs at most K - 1 = 3 promotions to reach the top (or pops, or is
+    removed, first). After at most ``(capacity - 1) * 3`` promotions T is the oldest below
+    the top and each further promotion is T's own: ``3 - cls`` of them take it to CRITICAL.
+    That is at most ``N * ((capacity - 1) * 3 + 3 - cls)`` pops. In the top class only
+    older tickets are ahead of T: at most ``capacity - 1`` more pops. The bound is not tight
+    (a full queue limits how many higher tickets an adversary can push); the hypothesis
+    test ``tests/test_aging_props.py`` searches push streams for a longer wait.
+
+    Cost of aging: one O(n) scan for the oldest ticket every N pops, then an O(log n)
+    sift-up; no allocation.
+    """
