@@ -23,6 +23,18 @@ from ticketq_deadline import Deadline, sleep_ms
 CLASSES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
 
 
+def _name(e):
+    # The exception's class name, the same on every interpreter: CPython's finer built-in
+    # classes (FileNotFoundError, RecursionError, ModuleNotFoundError, UnicodeDecodeError)
+    # are logged as the MicroPython class they belong to, so two boards' logs still compare.
+    t = type(e)
+    if getattr(t, "__module__", "") == "builtins":  # CPython only (names, not classes:
+        for c in t.__mro__:  # the micro:bit has no UnicodeError to refer to)
+            if c.__name__ in ("OSError", "RuntimeError", "ImportError", "UnicodeError"):
+                return c.__name__
+    return t.__name__
+
+
 class Worker:
     def __init__(self, capacity, aging=0, clock=None, out=print):
         self.q = TicketQueue(capacity, 0, aging)
@@ -38,6 +50,8 @@ class Worker:
         self._sleep = sleep_ms if clock is None else clock.sleep_ms  # run()'s idle slices
 
     def submit(self, name, cls, fn):
+        if name is None or not callable(fn):  # None marks a free slot in the table
+            raise TypeError("submit(name, cls, fn): a name and a callable")
         i = self.names.index(None, 1)  # the lowest free slot (the spare one if full)
         try:
             self.q.push(i, cls)  # a bad class raises here, full or not
@@ -49,8 +63,9 @@ class Worker:
         self.meta[i] = (self.pops & 0xFFFFFFF) << 2 | cls
         return i
 
-    def cancel(self, i):
-        if not self.q.remove(i):
+    def cancel(self, job):
+        i = job
+        if not 0 < i < len(self.names) or not self.q.remove(i):  # an unknown id: False
             return False
         self.stats[8 + (self.meta[i] & 3)] += 1
         self.names[i] = self.fns[i] = None
@@ -67,13 +82,13 @@ class Worker:
         name = self.names[i]
         fn = self.fns[i]
         self.names[i] = self.fns[i] = None  # freed before the job runs: it may submit
-        self.pops += 1
+        self.pops = self.pops + 1 & 0xFFFFFFF  # waits are counted mod 2**28: a small int
         r = "ok"
         try:
             fn(name)
         except Exception as e:
             # The class name only: messages differ between interpreters, logs must not.
-            r = repr(e).split("(")[0]
+            r = _name(e)
             self.stats[4 + c] += 1
         self.stats[c] += 1
         if self.out:

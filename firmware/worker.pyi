@@ -133,7 +133,7 @@ class Worker:
         O(log n) to queue; allocates nothing.
         """
 
-    def cancel(self, i: int) -> bool:
+    def cancel(self, job: int) -> bool:
         """Cancel the queued job with id ``i``: its ticket leaves the queue
         (``TicketQueue.remove``) and its slot is freed; counted as cancelled.
 

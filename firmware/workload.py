@@ -51,22 +51,29 @@ def play(lines, w=None, out=print):
         if not a or a[0][0] == "#":
             continue
         op = a[0]
-        if op == "queue":
-            w = boot(int(a[1]), int(a[2]) if len(a) > 2 else 0, KINDS, out)
-            continue
-        if w is None:
-            w = boot(None, 0, KINDS, out)
-        if op == "push" and len(a) == 3:
-            w.submit(a[1], a[2])
-        elif op == "cancel" and len(a) == 2:
-            if not w.cancel(a[1]) and out:
-                out("cancel %s: not queued" % a[1])
-        elif op == "run" and len(a) < 3:
-            k = int(a[1]) if len(a) > 1 else -1
-            while k and w.step() is not None:
-                k -= 1
-        else:
-            raise ValueError("workload line %d: %s" % (n, line.strip()))
+        try:
+            # Every bad line stops the run with its number: an unknown command, kind or
+            # class, a capacity below 1, a negative count.
+            k = int(a[1]) if len(a) > 1 and op in ("queue", "run") else -1
+            if op == "queue" and 1 < len(a) < 4 and k > 0:
+                w = boot(k, int(a[2]) if len(a) > 2 else 0, KINDS, out)
+                continue
+            if w is None:
+                w = boot(None, 0, KINDS, out)
+            if op == "push" and len(a) == 3:
+                w.submit(a[1], a[2])
+            elif op == "cancel" and len(a) == 2:
+                if not w.cancel(a[1]) and out:
+                    out("cancel %s: not queued" % a[1])
+            elif op == "run" and len(a) < 3 and (k >= 0 or len(a) == 1):
+                while k and w.step() is not None:
+                    k -= 1
+            else:
+                raise ValueError("not a command")
+        except (ValueError, KeyError, IndexError, TypeError) as e:
+            raise ValueError("workload line %d: %s (%s)" % (n, line.strip(), e))
+    if w is None:  # a file of comments only: a worker that ran nothing
+        w = boot(None, 0, KINDS, out)
     return w
 
 

@@ -9,8 +9,10 @@ class Trace:
     # A ring of the last `size` pops, preallocated: record() allocates nothing, so it can
     # stay attached to a queue on the hot path (q.trace = Trace(16)).
     def __init__(self, size):
-        if type(size) is not int or size < 1:
-            raise ValueError("trace size must be an int >= 1")
+        if type(size) is not int:
+            raise TypeError("trace size must be an int")
+        if size < 1:
+            raise ValueError("trace size must be >= 1")
         self.size = size
         self._i = array("i", range(size))
         self._s = array("i", range(size))
@@ -25,7 +27,8 @@ class Trace:
         self._f[p] = cls | 4 if promoted else cls
         p += 1
         self._pos = 0 if p == self.size else p
-        self.count += 1
+        if self.count < 0x3FFFFFFF:  # saturates: stays a small int, so record never allocates
+            self.count += 1
 
     def entries(self):
         # [(id, class, seq, promoted), ...], oldest first. Allocates (REPL use).
@@ -96,6 +99,8 @@ def max_wait(capacity, aging, cls):
     # Upper bound on the pops of other tickets that can come before a ticket of class
     # `cls` pops, whatever is pushed meanwhile (see ticketq_audit.pyi for the proof sketch).
     # None: unbounded (strict priority starves lower classes).
+    if not (0 <= cls <= 3 and capacity >= 1 and aging >= 0):
+        raise ValueError("max_wait(capacity >= 1, aging >= 0, cls 0..3)")
     if cls == 3:
         return capacity - 1
     if not aging:

@@ -22,10 +22,11 @@ class Trace:
     """Entries kept, >= 1."""
 
     count: int
-    """Pops recorded since construction (may exceed ``size``; the oldest are overwritten)."""
+    """Pops recorded since construction (may exceed ``size``; the oldest are overwritten);
+    saturates at 2**30 - 1 so that it stays a small int and ``record`` never allocates."""
 
     def __init__(self, size: int) -> None:
-        """Raises ValueError unless ``size`` is an int >= 1."""
+        """Raises TypeError for a non-int ``size``, ValueError for ``size < 1``."""
 
     def record(self, job_id: int, cls: int, seq: int, promoted: bool) -> None:
         """Called by ``TicketQueue.pop``: id (0..2**30-1), class (0..3), sequence number

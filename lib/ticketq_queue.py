@@ -60,7 +60,7 @@ def _err(e):
 def _int(v, lo, hi, what):
     # One checker for every argument: uniform messages, and a small module (each distinct
     # message string costs RAM on a micro:bit).
-    if not isinstance(v, int):  # bool is an int, as in Python
+    if type(v) is not int and type(v) is not bool:  # bools are ints, as in CPython
         raise TypeError(what + " must be int")
     if not lo <= v <= hi:
         raise ValueError("%s must be %d..%d" % (what, lo, hi))
@@ -107,6 +107,10 @@ class TicketQueue:
         n = self._n
         if n >= self.capacity:
             raise _err(_FULL)
+        # The free slot takes the id first and the class is shifted before anything changes:
+        # an int-like object that passed the shifts but is no int fails here, queue unchanged.
+        self._d[n] = job_id
+        p = (1 - priority) << 29
         s = self._nxt
         if s >= self._lim:
             # Keep tickets from the last quarter of the range exact; pack older ones.
@@ -116,7 +120,7 @@ class TicketQueue:
             self._nb = w if w < 0 else w - _MASK - 1
         self._nxt = s + 1
         self._n = n + 1
-        up(self._k, self._d, n, ((1 - priority) << 29) + s, job_id)
+        up(self._k, self._d, n, p + s, job_id)
         s += self._nb
         return s if s >= 0 else s + _MASK + 1
 

@@ -21,6 +21,8 @@ def timeout():
 
 
 def pop_until(q, deadline, sleep=None, poll_ms=10):
+    if type(poll_ms) is not int or poll_ms < 1:  # 0 would spin for ever on a fake clock
+        raise ValueError("poll_ms must be an int >= 1 (ms)")
     c = deadline.clock
     while 1:
         # The queue first: a ticket present at the deadline (or with timeout 0) is returned.

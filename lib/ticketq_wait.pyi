@@ -60,7 +60,8 @@ def pop_until(q: TicketQueue, deadline: Deadline,
         deadline (a 2000 ms wait woken at 1500 ms still ends at 2000 ms). A ticket pushed
         during a sleep (by an interrupt handler via ``micropython.schedule``, or by the
         sleep function itself) is seen when the sleep returns.
-    poll_ms: the longest single sleep, >= 1: bounds how late a push is noticed.
+    poll_ms: the longest single sleep, an int >= 1 (ValueError otherwise): bounds how late
+        a push is noticed.
 
     Returns the job id (0 <= id < 2**30). Raises Timeout (a QueueEmpty). The pop is
     ``q.pop()``, so the queue's order, aging and trace apply. No allocation while a ticket

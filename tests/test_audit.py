@@ -40,3 +40,20 @@ def test_trace_keeps_the_last_pops_in_a_ring():
     assert q.trace.count == 5
     assert q.trace.entries() == [(0, LOW, 0, False), (2, LOW, 2, False), (4, LOW, 4, False)]
     assert "2 LOW seq=2" in repr(q.trace)
+
+
+def test_bad_arguments_are_refused():
+    from support import raises
+    from ticketq_audit import max_wait
+    raises(TypeError, Trace, "3")
+    raises(ValueError, Trace, 0)
+    raises(ValueError, max_wait, 8, 0, 5)
+    raises(ValueError, max_wait, 0, 1, 1)
+
+
+def test_trace_count_saturates_as_a_small_int():
+    t = Trace(2)
+    t.count = 0x3FFFFFFE
+    t.record(1, 0, 0, False)
+    t.record(2, 0, 1, False)
+    assert t.count == 0x3FFFFFFF and [e[0] for e in t.entries()] == [1, 2]

@@ -46,3 +46,11 @@ def test_bad_constructor_arguments():
     raises(ValueError, TicketQueue, 4, 0x40000000)
     raises(ValueError, TicketQueue, 4, 0, -1)
     raises(TypeError, TicketQueue, 4, 0, None)
+
+
+def test_bools_are_ints_on_every_interpreter():
+    # MicroPython's isinstance(True, int) is False; the queue treats bools as ints anyway.
+    q = TicketQueue(True, False, False)
+    assert q.capacity == 1 and q.push(True, True) == 0
+    assert q.remove(True) and not q.remove(False)
+    raises(ValueError, q.push, True, 4)

@@ -103,3 +103,11 @@ def test_real_clock():
     assert ticks_diff(ticks_ms(), t0) >= 30
     q.push(5, LOW)
     assert pop_until(q, Deadline(30)) == 5
+
+
+def test_poll_ms_must_be_a_positive_int():
+    c = FakeClock()
+    q = TicketQueue(1)
+    for bad in (0, -5, 2.5):
+        raises(ValueError, pop_until, q, Deadline(100, c), None, bad)
+    assert c.sleeps == 0

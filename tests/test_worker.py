@@ -246,3 +246,40 @@ def test_submit_and_cancel_allocate_nothing():
     finally:
         micropython.heap_unlock()
     assert list(got) == [1, 2, 3, 4, -1, 1, 4], list(got)
+
+
+def test_failures_are_logged_with_the_same_class_name_everywhere():
+    # CPython's FileNotFoundError, RecursionError, ModuleNotFoundError are logged as the
+    # MicroPython classes they belong to, so two boards' logs compare line by line.
+    lines = []
+    w = Worker(4, out=lines.append)
+
+    def missing(name):
+        open("/no/such/file")
+
+    def deep(name):
+        deep(name)
+
+    def noimport(name):
+        __import__("no_such_module_here")
+
+    for fn in (missing, deep, noimport, fail):
+        w.submit("x", LOW, fn)
+        w.step()
+    assert [l.split()[-1] for l in lines] == ["OSError", "RuntimeError", "ImportError", "ValueError"]
+
+
+def test_bad_submissions_and_unknown_cancels():
+    w = Worker(2, out=None)
+    raises(TypeError, w.submit, None, LOW, nop)  # None marks a free slot
+    raises(TypeError, w.submit, "a", LOW, None)
+    assert len(w.q) == 0
+    assert w.cancel(-1) is False and w.cancel(99) is False and w.cancel(1) is False
+
+
+def test_the_pop_counter_stays_a_small_int():
+    w = Worker(2, out=None)
+    w.pops = 0xFFFFFFF
+    w.submit("a", LOW, nop)
+    w.step()
+    assert w.pops == 0

@@ -45,6 +45,7 @@ FILES = [  # what the worker imports, in the order to import them at the REPL
 # left (test_queue_wrap), or a raise through support.raises nests deeper than the 1.8 KB
 # C stack allows (test_queue_errors, _badargs). They run on the VM and CPython.
 TESTS = [
+    "test_boot",
     "test_queue_order",
     "test_queue_api",
     "test_queue_remove",

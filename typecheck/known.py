@@ -1,0 +1,102 @@
+# What tools/typecheck.py reports that is not a problem on the board (kind "fp", counted,
+# shown with -v) or is a real problem not fixed yet (kind "todo", shown on every run).
+# Read with ast.literal_eval: a Python literal, no code.
+#
+# An entry matches a pyright diagnostic by target ("*" or a list of typecheck/<target>.txt
+# names), file (repository path, or "*"), rule, the stripped text of the diagnostic's source
+# line (None: any line) and, optionally, a substring of the message. No line numbers: an
+# entry follows its line when code moves, and stops matching when the line changes, so the
+# new line is checked again. tests/test_typecheck.py checks that every line still exists.
+#
+# Most false positives are the run-time guards a static checker cannot follow: a try/except
+# ImportError or AttributeError that picks the CPython or the MicroPython branch, and a
+# branch taken only on one board. The rest come from the stubs themselves.
+[
+    # --- firmware/shell.py: the heartbeat LED, per board profile, inside try/except Exception
+    {"kind": "fp", "targets": ["rp2", "rp2-1.20", "esp32", "esp32-1.20", "host"],
+     "file": "firmware/shell.py", "rule": "reportMissingImports",
+     "line": "from microbit import display",
+     "why": "taken only when the profile's HEARTBEAT is \"microbit\" (boards/microbit), and "
+            "guarded by try/except"},
+    {"kind": "fp", "targets": ["host"],
+     "file": "firmware/shell.py", "rule": "reportMissingImports",
+     "line": "import machine",
+     "why": "the WebAssembly VM has no machine module; boards/host has HEARTBEAT = None, which "
+            "never reaches this line, and it is guarded by try/except"},
+    {"kind": "fp", "targets": ["microbit"],
+     "file": "firmware/shell.py", "rule": "reportAttributeAccessIssue",
+     "line": "return machine.Pin(hb, machine.Pin.OUT).value",
+     "why": "the micro:bit's machine has no Pin; its profile's HEARTBEAT \"microbit\" takes the "
+            "display branch above (and shell.py is not deployed there)"},
+    {"kind": "fp", "targets": "*",
+     "file": "firmware/shell.py", "rule": "reportAttributeAccessIssue",
+     "line": "w.led = _led(hb)",
+     "why": "pyright infers Shell.led as None from __init__ alone when it checks shell.py; "
+            "shell.pyi declares led: Optional[Callable[[int], object]]"},
+    # --- lib/ticketq_async.py: asyncio or uasyncio, sleep_ms or CPython's sleep
+    {"kind": "fp", "targets": "*",
+     "file": "lib/ticketq_async.py", "rule": "reportAssignmentType",
+     "line": "_sleep_ms = asyncio.sleep_ms",
+     "why": "the name has a second definition in the except AttributeError branch (CPython), "
+            "with another signature"},
+    {"kind": "fp", "targets": ["rp2-1.20", "esp32-1.20"],
+     "file": "lib/ticketq_async.py", "rule": "reportAttributeAccessIssue",
+     "line": "_sleep_ms = asyncio.sleep_ms",
+     "why": "the 1.20 stubs' `asyncio` is CPython's (stdlib stubs); MicroPython 1.20 has no "
+            "asyncio, so the except ImportError branch imports uasyncio, whose sleep_ms the "
+            "stubs have; on CPython the except AttributeError branch takes over"},
+    # --- lib/ticketq_deadline.py: the firmware's ticks, or ticketq_softticks
+    {"kind": "fp", "targets": ["rp2", "esp32"],
+     "file": "lib/ticketq_deadline.py", "rule": "reportArgumentType",
+     "line": "if ticks_add is None or ticks_add(0, -1) != 0x3FFFFFFF:  # no 2**30-period ticks here",
+     "message": "_Ticks",
+     "why": "the 1.28+ stubs type ticks as opaque classes (_TicksMs) to forbid arithmetic; "
+            "ticks are small ints at run time and 0 is a tick value"},
+    {"kind": "fp", "targets": "*",
+     "file": "lib/ticketq_deadline.py", "rule": "reportPossiblyUnboundVariable",
+     "line": "self._t = ticks_ms if clock is None else clock.ticks_ms",
+     "why": "bound by the try's import or, when that failed, by the ticketq_softticks import "
+            "that `ticks_add is None` triggers; pyright does not relate the two"},
+    {"kind": "fp", "targets": "*",
+     "file": "lib/ticketq_deadline.py", "rule": "reportOptionalCall",
+     "line": "t = ticks_add(self._t(), t) if t > 0 else -1",
+     "why": "ticks_add is None only until ticketq_softticks replaces it at import"},
+    {"kind": "fp", "targets": ["rp2", "esp32"],
+     "file": "lib/ticketq_deadline.py", "rule": "reportArgumentType",
+     "line": "t = ticks_add(self._t(), t) if t > 0 else -1",
+     "why": "opaque _TicksMs (1.28+ stubs) against ticketq_softticks' int-typed ticks: the "
+            "same small ints at run time"},
+    {"kind": "fp", "targets": "*",
+     "file": "lib/ticketq_deadline.py", "rule": "reportPossiblyUnboundVariable",
+     "line": "a = ticks_diff(a, self._t())",
+     "why": "as for ticks_ms above"},
+    {"kind": "fp", "targets": ["rp2", "esp32"],
+     "file": "lib/ticketq_deadline.py", "rule": "reportArgumentType",
+     "line": "a = ticks_diff(a, self._t())",
+     "why": "opaque _TicksMs (1.28+ stubs) against ticketq_softticks' int-typed ticks"},
+    # --- lib/ticketq_softticks.py: never on a board (CPython and the 64-bit unix port)
+    {"kind": "fp", "targets": "*",
+     "file": "lib/ticketq_softticks.py", "rule": "reportAssignmentType",
+     "line": "sleep_ms = time.sleep_ms",
+     "why": "second definition in the except AttributeError branch (CPython)"},
+    {"kind": "fp", "targets": "*",
+     "file": "lib/ticketq_softticks.py", "rule": "reportRedeclaration",
+     "line": "def ticks_ms():",
+     "why": "one definition per branch of try/except AttributeError"},
+    {"kind": "fp", "targets": ["rp2", "esp32"],
+     "file": "lib/ticketq_softticks.py", "rule": "reportOperatorIssue",
+     "line": "return _ms() & _MAX",
+     "why": "opaque _TicksMs (1.28+ stubs); folding a longer-period tick onto 2**30 is this "
+            "module's purpose, on the 64-bit unix port only"},
+    {"kind": "fp", "targets": "*",
+     "file": "lib/ticketq_softticks.py", "rule": "reportAttributeAccessIssue",
+     "line": "_mono = time.monotonic_ns",
+     "why": "the CPython branch (except AttributeError); no board imports this module"},
+    # --- the stubs
+    {"kind": "fp", "targets": ["microbit"],
+     "file": "*", "rule": "reportAbstractUsage", "line": None,
+     "message": "Cannot instantiate abstract class \"array\"",
+     "why": "micropython-microbit-stubs' array derives from MutableSequence without insert and "
+            "__delitem__, so pyright thinks it abstract; array('i', ...) works on the "
+            "micro:bit (the device tests run it there)"},
+]
