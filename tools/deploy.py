@@ -238,10 +238,11 @@ def project_module(name, extra=()):
     return None
 
 
-def import_order(path, extra=()):
-    """The project modules that `path` imports, directly or not, each after those it
-    imports (what importing it compiles, in that order): [(module, file)]."""
-    out, seen = [], set()
+def import_order(path, extra=(), have=()):
+    """The project modules that `path` imports, directly or through modules not in `have`
+    (already on the board), each after those it imports (what importing it compiles, in
+    that order): [(module, file)]."""
+    out, seen = [], set(have)
 
     def visit(p):
         for name in imports(p):
@@ -256,21 +257,9 @@ def import_order(path, extra=()):
 
 
 def needs(path, have=(), extra=()):
-    """The project files that `path` imports, directly or through modules not in `have`
-    (what is on the board already), whose module is not in `have`; each after those it
-    imports."""
-    out, seen = [], set(have)
-
-    def visit(p):
-        for name in imports(p):
-            dep = project_module(name, extra)
-            if dep and name not in seen:
-                seen.add(name)
-                visit(dep)
-                out.append(dep)
-
-    visit(path)
-    return out
+    """The project files `path` needs that are not on the board yet (modules in `have`),
+    each after those it imports."""
+    return [dep for _, dep in import_order(path, extra, have)]
 
 
 def missing_modules(prof):
