@@ -85,7 +85,8 @@ class TicketQueue:
         aging: 0 (default, strict priority) or N > 0: every N pops, the oldest queued
             ticket below CRITICAL moves up one class (keeping its sequence number).
 
-        Raises TypeError for a non-int, ValueError for a value out of range.
+        Raises TypeError for a non-int, ValueError for a value out of range (bools count as
+        ints, on MicroPython too).
         """
 
     def push(self, job_id: int, priority: int) -> int:
@@ -94,7 +95,8 @@ class TicketQueue:
         job_id: 0 <= job_id < 2**30; ids need not be unique.
         priority: LOW, NORMAL, HIGH or CRITICAL (0..3).
 
-        Raises TypeError (non-int) or ValueError (out of range) for bad input, QueueFull if
+        Raises TypeError (non-int; bools count as ints) or ValueError (out of range) for bad
+        input, QueueFull if
         ``len(q) == capacity``; in every such case the queue is unchanged and no sequence
         number is used up. O(log n) sift-up; no allocation.
 
