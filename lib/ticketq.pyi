@@ -96,9 +96,8 @@ class TicketQueue:
         priority: LOW, NORMAL, HIGH or CRITICAL (0..3).
 
         Raises TypeError (non-int; bools count as ints) or ValueError (out of range) for bad
-        input, QueueFull if
-        ``len(q) == capacity``; in every such case the queue is unchanged and no sequence
-        number is used up. O(log n) sift-up; no allocation.
+        input, QueueFull if ``len(q) == capacity``; in every such case the queue is unchanged
+        and no sequence number is used up. O(log n) sift-up; no allocation.
 
         Once per 3/4 * 2**29 pushes the internal counter runs out and the queued tickets
         are renumbered in place (O(n), plus O(n) per ticket that has waited through more
