@@ -31,7 +31,7 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
-for _p in (os.path.join(REPO, "lib"), HERE):
+for _p in (os.path.join(REPO, "lib"), os.path.join(REPO, "tests"), HERE):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 

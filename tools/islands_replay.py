@@ -16,6 +16,7 @@ try:
 except ImportError:
     import uheapq as heapq
 from ticketq import TicketQueue, QueueEmpty
+from rng import Rng as _Rng  # tests/rng.py: on sys.path beside lib/ (tools/islands.py, the VM)
 
 PUSH = 0
 POP = 1
@@ -28,20 +29,12 @@ HIGH = 2  # consensus votes
 CRITICAL = 3  # relay handoffs
 
 
-class Rng:
-    # xorshift on 30 bits: the same stream on every interpreter.
+class Rng(_Rng):
+    # The tests' xorshift (tests/rng.py), seeded so that nearby seeds give unrelated streams.
     def __init__(self, seed):
-        self.x = (seed & 0x3FFFFFFF) ^ 0x2545F49 or 1
-        for _ in range(8):  # nearby seeds give unrelated streams
+        _Rng.__init__(self, (seed & 0x3FFFFFFF) ^ 0x2545F49 or 1)
+        for _ in range(8):
             self.next(2)
-
-    def next(self, n):
-        x = self.x
-        x ^= (x & 0x1FFFF) << 13
-        x ^= x >> 17
-        x ^= (x & 0x1FFFFFF) << 5
-        self.x = x
-        return x % n
 
 
 def stream(seed, pushes=96, islands=3, capacity=32):
