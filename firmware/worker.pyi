@@ -128,17 +128,19 @@ class Worker:
         queued; the queue and the table are unchanged. The submitter decides what to do:
         retry after a ``step``, shed the job and log it, or slow its source down.
 
-        Raises ValueError/TypeError (from ``TicketQueue.push``) for a class outside 0..3,
-        full queue or not, with nothing changed. O(capacity) to find the slot (a C loop),
+        Raises TypeError for a ``None`` name (None marks a free slot) or a ``fn`` that is
+        not callable, and ValueError/TypeError (from ``TicketQueue.push``) for a class
+        outside 0..3, full queue or not; nothing changes then. O(capacity) to find the slot (a C loop),
         O(log n) to queue; allocates nothing.
         """
 
     def cancel(self, job: int) -> bool:
-        """Cancel the queued job with id ``i``: its ticket leaves the queue
+        """Cancel the queued job with id ``job``: its ticket leaves the queue
         (``TicketQueue.remove``) and its slot is freed; counted as cancelled.
 
         Returns True if it was queued, False if not (already run, cancelled, refused or
-        unknown); nothing changes then. TypeError if ``i`` is not an int. O(n) search in the
+        unknown, negative or too large); nothing changes then. TypeError if ``job`` is not an
+        int. O(n) search in the
         queue, O(log n) repair; allocates nothing.
         """
 
