@@ -1,0 +1,58 @@
+# CPython only: the code that runs on boards keeps to what every target parses. The
+# library and the firmware run unchanged on CPython >= 3.9 (checked with vermin) and on
+# MicroPython down to 1.9.2 on the micro:bit: no f-strings, no walrus, no annotations (the
+# .pyi stubs carry the types), and no async syntax outside ticketq_async (the micro:bit
+# firmware rejects it). The device tests compile only the modules that fit the micro:bit;
+# this checks all of them.
+import ast
+import glob
+import os
+import subprocess
+import sys
+
+from support import IS_MICROPYTHON, skip
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+
+def board_files():
+    return sorted(glob.glob(os.path.join(ROOT, "lib", "*.py")) +
+                  glob.glob(os.path.join(ROOT, "firmware", "*.py")) +
+                  glob.glob(os.path.join(ROOT, "boards", "*", "board.py")))
+
+
+def test_micropython_1_9_syntax_only():
+    if IS_MICROPYTHON:
+        skip("parses the repository with CPython's ast (host only)")
+    bad = []
+    for path in board_files():
+        with open(path) as f:
+            tree = ast.parse(f.read())
+        for n in ast.walk(tree):
+            what = None
+            if isinstance(n, ast.JoinedStr):
+                what = "f-string"
+            elif isinstance(n, ast.NamedExpr):
+                what = "walrus"
+            elif isinstance(n, ast.AnnAssign) or getattr(n, "returns", None) is not None or \
+                    (isinstance(n, ast.arg) and n.annotation is not None):
+                what = "annotation"
+            elif isinstance(n, (ast.AsyncFunctionDef, ast.Await, ast.AsyncFor, ast.AsyncWith)) \
+                    and not path.endswith("ticketq_async.py"):
+                what = "async syntax"
+            if what:
+                bad.append("%s:%d: %s" % (os.path.relpath(path, ROOT), getattr(n, "lineno", 0), what))
+    assert not bad, "\n".join(bad)
+
+
+def test_cpython_3_9_is_enough():
+    if IS_MICROPYTHON:
+        skip("runs vermin on the host")
+    try:
+        import vermin  # noqa: F401
+    except ImportError:
+        skip("vermin not installed (it is in requirements-dev.txt: run tools/setup)")
+    exe = os.path.join(os.path.dirname(sys.executable), "vermin")  # its console script
+    out = subprocess.run([exe, "--no-tips", "-t=3.9-", "--violations"] + board_files(),
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
