@@ -44,14 +44,14 @@ def unload(name):
     gc.collect()
 
 
-def run(names, prefix="test_"):
+def run(names):
     for name in names:
         mod = load(name)
         if mod is None:
             continue
         for t in sorted(dir(mod)):
             fn = getattr(mod, t)
-            if not t.startswith(prefix) or not callable(fn):
+            if not t.startswith("test_") or not callable(fn):
                 continue
             gc.collect()
             err = None

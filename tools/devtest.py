@@ -142,7 +142,6 @@ def send(board, cmd, timeout):
 # each after those it imports, then MOD, are imported at the top level, each by a command
 # of its own (a bigger command stays compiled in the heap while it runs), with the heap
 # free before each measured.
-FREE = "import gc\ngc.collect()\nprint(gc.mem_free())"
 
 
 def load(board, mod, preimport, timeout):
@@ -155,15 +154,15 @@ def load(board, mod, preimport, timeout):
     for name in list(preimport) + [mod]:
         try:
             free.append((name, None))
-            free[-1] = (name, int(board.exec(FREE)))
+            free[-1] = (name, board.mem_free())
             err = send(board, "import " + name, timeout)[1]
-        except TransportExecError as e:  # no heap left to parse even FREE
+        except TransportExecError as e:  # no heap left to parse even mem_free()
             err = e.error_output.strip().splitlines()
         except Timeout as e:
             err = ["Timeout: %s" % e]
         if err:
             return free, err
-    free.append((None, int(board.exec(FREE))))
+    free.append((None, board.mem_free()))
     return free, None
 
 
