@@ -1,12 +1,113 @@
 # ticketq: a clock-free, preallocated priority queue of integer job tickets.
-# Full documentation (shapes, ranges, errors, complexity): ticketq.pyi.
+# Full documentation (shapes, ranges, errors, complexity) is in ticketq.pyi; run-time
+# docstrings are kept out because a micro:bit keeps them in RAM, comments cost nothing.
 #
-# The code lives in two modules, imported here in this order on purpose. A BBC micro:bit
-# v1 (MicroPython 1.9.2, ~10 KB heap) compiles a whole module in RAM before running any of
-# it, so a module that imported the heap itself would compile the heap after its own
-# parse had fragmented the heap, and fail with MemoryError. Compiling ticketq_heap first,
-# then ticketq_queue, from this tiny module, works on that board.
-import ticketq_heap  # noqa: F401  (compile order, see above)
-# The public names only: a star import would copy every global of ticketq_queue into
-# this module's dict (200 B more on the micro:bit).
-from ticketq_queue import TicketQueue, QueueFull, QueueEmpty, LOW, NORMAL, HIGH, CRITICAL  # noqa: F401
+# A ticket is (job id, priority class, sequence number). The queue numbers tickets itself
+# at push time; no clock is ever read. Order: higher class first, then lower sequence.
+# Storage: two array('i') of `capacity` slots (8 bytes a slot) allocated in __init__, kept
+# as a binary heap by ticketq_heap, where the key layout and the invariant are stated.
+#
+# Three modules, so that each compiles on a BBC micro:bit v1 (see ticketq_base.py): this
+# one (the hot path: push, pop, peek, len), ticketq_heap (the heap on two arrays) and
+# ticketq_base (the exceptions, construction, clear, full, remove, repr). This one compiles
+# first, while the most heap is free, then the heap and then the base, which imports the
+# heap already there: a chain of nested imports three deep would overflow the micro:bit's
+# 1.8 KB C stack. (Measured there: the other orders and splits tried need more free heap.)
+#
+# Sequence numbers: the one seen outside is (first_seq + pushes) mod 2**30, derived from the
+# internal one s (0 <= s < _lim = 2**29) as s + _nb where _nb = base - 2**30 is negative, so
+# the sum never leaves the small-int range. When the internal counter reaches _lim the
+# queued tickets are renumbered in place (ticketq_heap.renumber), keeping their order.
+#
+# Hot paths (push, pop, peek, len, and remove in ticketq_base) allocate nothing: no tuples,
+# slices, closures, formatting, or ints outside -2**30 <= v < 2**30. Errors are raised as a
+# fresh instance when the heap allows it and as a preallocated one when it is locked
+# (ticketq_base._err).
+from ticketq_heap import up, down, promote, renumber
+from ticketq_base import QueueBase, QueueFull, QueueEmpty, _FULL, _EMPTY, _err, _int
+
+try:
+    from micropython import const
+except ImportError:
+    const = lambda x: x
+
+LOW = const(0)
+NORMAL = const(1)
+HIGH = const(2)
+CRITICAL = const(3)
+
+_MASK = const(0x3FFFFFFF)  # 2**30 - 1: sequence numbers and ids are 30-bit
+_SMASK = const(0x1FFFFFFF)  # internal sequence bits of a key
+
+
+class TicketQueue(QueueBase):
+    def __len__(self):
+        return self._n
+
+    def push(self, job_id, priority):
+        try:
+            p = job_id >> 30 or priority >> 2  # p: out of range, negative (or not an int)
+        except TypeError:
+            p = 1
+        if p:
+            _int(job_id, 0, _MASK, "job id")  # raises the specific error
+            _int(priority, 0, 3, "priority")
+        n = self._n
+        if n >= self.capacity:
+            raise _err(_FULL)
+        # The free slot takes the id first and the class is shifted before anything changes:
+        # an int-like object that passed the shifts but is no int fails here, queue unchanged.
+        self._d[n] = job_id
+        p = (1 - priority) << 29
+        s = self._nxt
+        if s >= self._lim:
+            # Keep tickets from the last quarter of the range exact; pack older ones.
+            w = renumber(self._k, n, s - (self._lim >> 2))
+            s -= w
+            w += self._nb
+            self._nb = w if w < 0 else w - _MASK - 1
+        self._nxt = s + 1
+        self._n = n + 1
+        up(self._k, self._d, n, p + s, job_id)
+        s += self._nb
+        return s if s >= 0 else s + _MASK + 1
+
+    def peek(self):
+        if not self._n:
+            raise _err(_EMPTY)
+        i = self._d[0]
+        return i if i >= 0 else ~i
+
+    def pop(self):
+        n = self._n - 1
+        if n < 0:
+            raise _err(_EMPTY)
+        k = self._k
+        d = self._d
+        key = k[0]
+        i = d[0]
+        self._n = n
+        if n:
+            down(k, d, n, 0, k[n], d[n])
+        c = 1 - (key >> 29)
+        s = (key & _SMASK) + self._nb
+        if s < 0:
+            s = s + _MASK + 1
+        self.last_priority = c
+        self.last_seq = s
+        p = i < 0
+        if p:
+            i = ~i
+        # Schedule digest: rotate left 5 within 30 bits, fold in the id, rotate again, fold
+        # in sequence and class. Masking before each shift keeps every value a small int.
+        g = self.digest
+        g = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ i
+        self.digest = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ s ^ c << 28
+        if self.trace is not None:
+            self.trace.record(i, c, s, p)
+        if self.aging:
+            self._left -= 1
+            if self._left <= 0:
+                self._left = self.aging
+                promote(k, d, n)
+        return i

@@ -21,9 +21,10 @@ on MicroPython (proved under ``micropython.heap_lock()``), and every integer the
 a small int (-2**30 <= v < 2**30) on a 32-bit port. The queue holds ids, never payloads:
 the caller keeps the id-to-job table.
 
-Modules: ``ticketq`` (this API) imports ``ticketq_heap`` (the heap on two arrays: key
-layout, sift-up/sift-down, renumbering) and then ``ticketq_queue`` (the class), in that
-order so that each compiles on a BBC micro:bit v1. ``ticketq_audit`` (not needed at run
+Modules: ``ticketq`` (this API, and the hot half of the class: push, pop, peek, len)
+imports ``ticketq_heap`` (the heap on two arrays: key layout, sift-up/sift-down,
+renumbering) and then ``ticketq_base`` (the exceptions, construction, clear, full, remove,
+repr), in that order, so that each compiles on a BBC micro:bit v1. ``ticketq_audit`` (not needed at run
 time) lists the queued tickets (``tickets(q)``), explains an order (``explain``), keeps a
 trace of the last pops (``Trace``) and states the aging bound (``max_wait``).
 """

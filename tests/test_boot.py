@@ -1,12 +1,12 @@
-# How a person starts on a board: `import ticketq` at the REPL. On the micro:bit
-# (MicroPython 1.9.2, ~10 KB heap) that only works because ticketq.py compiles
-# ticketq_heap before ticketq_queue, and only while the parts stay small: a new
-# identifier in the library has been enough to break it, so it is tested on the board.
+# The first thing a person does on a board: import ticketq, make a queue, use it. On a
+# board, tools/devtest.py also does it the way a person at the REPL does, before any test
+# module is there: one `import ticketq` command after a soft reset and 256 B of their own
+# objects (on the micro:bit v1, ~10 KB heap, the import that needs the most free heap).
+import ticketq
 
 
-def test_import_ticketq_directly():
-    import ticketq
-
+def test_import_ticketq_and_use_it():
     q = ticketq.TicketQueue(32)
     q.push(7, ticketq.HIGH)
     assert q.pop() == 7 and q.last_priority == ticketq.HIGH
+    assert isinstance(q, ticketq.TicketQueue) and issubclass(ticketq.QueueFull, Exception)

@@ -5,7 +5,7 @@
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-import ticketq_queue
+import ticketq_base
 from ticketq import TicketQueue, QueueFull, QueueEmpty
 from ticketq_audit import tickets
 from qcheck import check_heap, snapshot
@@ -96,7 +96,7 @@ class QueueMachine(RuleBasedStateMachine):
         self.model = []
         self.left = self.aging
         self.digest = self.q.digest
-        assert self.digest == ticketq_queue._DIG0
+        assert self.digest == ticketq_base._DIG0
 
     @invariant()
     def heap_holds(self):

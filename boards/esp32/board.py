@@ -7,7 +7,7 @@ HEARTBEAT = 2  # GPIO 2: the blue LED of most DevKit boards (set None if yours h
 MPY = True  # mpy-cross output matching the board's sys.implementation mpy version
 FILES = [
     "lib/ticketq_heap.py",
-    "lib/ticketq_queue.py",
+    "lib/ticketq_base.py",
     "lib/ticketq.py",
     "lib/ticketq_deadline.py",
     "lib/ticketq_ticks.py",

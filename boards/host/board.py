@@ -8,7 +8,7 @@ HEARTBEAT = None
 MPY = False
 FILES = [
     "lib/ticketq_heap.py",
-    "lib/ticketq_queue.py",
+    "lib/ticketq_base.py",
     "lib/ticketq.py",
     "lib/ticketq_deadline.py",
     "lib/ticketq_ticks.py",

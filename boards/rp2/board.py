@@ -7,7 +7,7 @@ HEARTBEAT = "LED"  # the on-board LED: GPIO 25 on a Pico, the CYW43's LED on a P
 MPY = True  # mpy-cross output matching the board's sys.implementation mpy version
 FILES = [
     "lib/ticketq_heap.py",
-    "lib/ticketq_queue.py",
+    "lib/ticketq_base.py",
     "lib/ticketq.py",
     "lib/ticketq_deadline.py",
     "lib/ticketq_ticks.py",

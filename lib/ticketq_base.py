@@ -1,0 +1,98 @@
+# ticketq_base: the cold half of ticketq.TicketQueue (construction, clear, full, remove,
+# repr), the two exceptions and the argument checker. Full documentation is in ticketq.pyi;
+# run-time docstrings are kept out because a micro:bit keeps them in RAM, comments cost
+# nothing.
+#
+# Why a separate module: a BBC micro:bit v1 (MicroPython 1.9.2, ~10 KB heap) compiles a
+# whole module in RAM before running it, and needs about three times its stripped size free
+# to do so. With the whole class in one module, `import ticketq` needed nearly all of the
+# heap and failed after any earlier REPL command; in two halves it still imports after
+# `from microbit import *` and a few hundred bytes of the user's own objects
+# (tools/devtest.py checks it on the board). The hot path (push, pop, peek, len) is in
+# ticketq.py, the subclass, so its method lookups stop at the first class dictionary.
+from array import array
+from ticketq_heap import delete, oldest
+
+# Plain numbers, no const() here: each name would cost this module RAM on a micro:bit.
+#   0x3FFFFFFF  2**30 - 1, the largest sequence number and job id
+#   0x20000000  2**29, the internal sequence limit (ticketq.py)
+_DIG0 = 0x2A5F0C3  # the digest of an empty schedule (tests compare with it)
+
+
+class QueueFull(Exception):
+    pass
+
+
+class QueueEmpty(Exception):
+    pass
+
+
+_FULL = QueueFull("ticket queue full")
+_EMPTY = QueueEmpty("ticket queue empty")
+
+
+def _err(e):
+    # MicroPython appends to an exception's traceback on every raise, so one instance raised
+    # forever grows without bound. A fresh instance (collected after use) avoids that; under
+    # heap_lock the allocation fails and the preallocated instance is raised instead, whose
+    # traceback cannot grow then either.
+    try:
+        return type(e)(e.args[0])
+    except MemoryError:
+        return e
+
+
+def _int(v, lo, hi, what):
+    # One checker for every argument: uniform messages, and a small module (each distinct
+    # message string costs RAM on a micro:bit).
+    if type(v) is not int and type(v) is not bool:  # bools are ints, as in CPython
+        raise TypeError(what + " must be int")
+    if not lo <= v <= hi:
+        raise ValueError("%s must be %d..%d" % (what, lo, hi))
+
+
+class QueueBase:
+    # Not for use on its own: ticketq.TicketQueue adds push, pop, peek and len.
+    # The fields (_k, _d, _n, _nxt, _nb, _lim: the sequence numbers) are explained there.
+    def __init__(self, capacity, first_seq=0, aging=0):
+        _int(capacity, 1, 0x1000000, "capacity")
+        _int(first_seq, 0, 0x3FFFFFFF, "first_seq")
+        _int(aging, 0, 0x3FFFFFFF, "aging")
+        self.capacity = capacity
+        self.aging = aging
+        self._k = array("i", range(capacity))
+        self._d = array("i", range(capacity))
+        self._lim = 0x20000000  # tests narrow it to wrap the internal counter in a few pushes
+        self._nb = first_seq - 0x3FFFFFFF - 1  # both small ints: 2**30 is not one
+        self._nxt = 0
+        self.trace = None
+        self.clear()
+
+    def clear(self):
+        # Empties the queue and restarts the digest and aging count; the sequence goes on
+        # (it is a logical clock: it never goes back).
+        self._n = 0
+        self._left = self.aging
+        self.digest = _DIG0
+        self.last_priority = -1
+        self.last_seq = -1
+
+    def full(self):
+        return self._n >= self.capacity
+
+    def remove(self, job_id):
+        # The oldest ticket with this id: O(n) search, O(log n) repair.
+        _int(job_id, 0, 0x3FFFFFFF, "job id")
+        j = oldest(self._k, self._d, self._n, job_id)
+        if j < 0:
+            return False
+        delete(self._k, self._d, self._n, j)
+        self._n -= 1
+        return True
+
+    def __repr__(self):
+        c = [0, 0, 0, 0]
+        for j in range(self._n):
+            c[1 - (self._k[j] >> 29)] += 1
+        return "<TicketQueue %d/%d CRITICAL=%d HIGH=%d NORMAL=%d LOW=%d>" % (
+            self._n, self.capacity, c[3], c[2], c[1], c[0])
