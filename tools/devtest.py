@@ -254,6 +254,36 @@ def _free(board):
         return "?"
 
 
+USER_STEPS = [  # one REPL command each, as a person types them
+    "_mine = bytearray(256)",  # their own objects, there before the library
+    "import ticketq",
+    "q = ticketq.TicketQueue(32)",
+    "q.push(7, 2)\nassert q.pop() == 7",
+]
+
+
+def user_import(board, tally):
+    """`import ticketq` the way a person does it at the board's REPL, checked before the
+    test modules: after a soft reset and a command of their own that keeps 256 B, the
+    command `import ticketq` (which imports ticketq_heap and ticketq_base itself, each
+    compiled in turn), then a 32-slot queue used. On the micro:bit v1 that is the import that
+    needs the most free heap; it counts as one test, "import ticketq"."""
+    board.soft_reset()
+    t0 = time.monotonic()
+    try:
+        for cmd in USER_STEPS:
+            board.exec(cmd, timeout=30)
+    except Exception as e:
+        msg = (str(e).strip().splitlines()[-1:] or [repr(e)])[0]
+        out("FAIL import ticketq at the REPL, after 256 B of the user's own: %s" % msg)
+        tally.add("import ticketq", 0, 1, 0, time.monotonic() - t0, msg)
+    else:
+        out("import ticketq at the REPL, after 256 B of the user's own: ok, %s B free with"
+            " a 32-slot queue" % _free(board))
+        tally.add("import ticketq", 1, 0, 0, time.monotonic() - t0)
+    board.soft_reset()
+
+
 def heap_report(board, prof):
     """Free heap after a soft reset, then after importing each library module of the
     profile in turn (at the top level, each after a gc.collect)."""
@@ -312,6 +342,8 @@ def run_board(board, prof, modules, args):
     for rel, mod in deploy.missing_modules(prof):
         out("warning: %s imports %s, which profile %s does not list" % (rel, mod, prof["NAME"]))
     setup()
+    if "lib/ticketq.py" in prof["FILES"]:
+        user_import(board, tally)
     if args.heap:
         heap_report(board, prof)
     for i, mod in enumerate(modules):
