@@ -216,11 +216,11 @@ def host_plan(interp, c):
 
 def microbit_plan(c):
     """Phases, each from a soft reset, each with only the kernels it needs uploaded as
-    tqb.py (stripped). ticketq is imported on its own first: a bigger first command leaves
-    too fragmented a heap for ticketq_queue to compile."""
+    tqb.py (stripped). ticketq is imported on its own first: on that board it needs most of
+    the heap free to compile (README, "what fits in 10 KB")."""
     src = open(os.path.join(HERE, "tqbench.py")).read()
     lib = [(m + ".py", shake.strip(open(os.path.join(ROOT, "lib", m + ".py")).read()))
-           for m in ("ticketq_heap", "ticketq_queue", "ticketq")]
+           for m in ("ticketq_heap", "ticketq_base", "ticketq")]
     mem = "import gc;gc.collect();print((gc.mem_alloc(),gc.mem_free()))"
     steps = [("put", name, text) for name, text in lib]
     steps += [("reset",), X(mem, ("imp0",)), ("reset",), X("import ticketq"), X(mem, ("imp1",)),
