@@ -7,7 +7,7 @@
 # whole module in RAM before running it, and needs about three times its stripped size free
 # to do so. With the whole class in one module, `import ticketq` needed nearly all of the
 # heap and failed after any earlier REPL command; in two halves it still imports after
-# `from microbit import *` and a few hundred bytes of the user's own objects
+# `from microbit import *` (and ~100 B more of the user's objects) or ~500 B of them
 # (tools/devtest.py checks it on the board). The hot path (push, pop, peek, len) is in
 # ticketq.py, the subclass, so its method lookups stop at the first class dictionary.
 from array import array
