@@ -259,3 +259,21 @@ def test_unknown_job_kind_names_the_workload_line(tmp_path=None):
     e = raises(run.Stop, _board_session, _FakeBoard(), path)
     assert e.code == run.FAILED
     assert "workload line 3: push mystery-2 HIGH" in str(e) and "no job kind 'mystery'" in str(e), str(e)
+
+
+def test_a_command_that_reached_the_board_garbled_is_told_apart():
+    # MicroPython 1.9.2 on the micro:bit loses bytes that arrive while it is busy; the host
+    # tools send such a command again, and must not resend one whose test really failed.
+    _tool()  # puts tools/ on sys.path
+    from deploy import garbled
+
+    cmd = "import gc;gc.collect();test_ticks.test_add_and_diff_known_values()"
+    top = 'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
+    lost = "AttributeError: 'module' object has no attribute 'test_add_and_diff_known_value'"
+    assert garbled(cmd, top + lost)  # a byte lost inside the name: nothing ran
+    assert garbled(cmd, top + "SyntaxError: invalid syntax")
+    assert not garbled(cmd, top + "NameError: name 'test_ticks' is not defined")  # really missing
+    inner = top + '  File "test_ticks.py", line 9, in test_add_and_diff_known_values\n'
+    assert not garbled(cmd, inner + "AttributeError: 'module' object has no attribute 'nope'")
+    assert not garbled(cmd, inner + "SyntaxError: invalid syntax")  # raised by the test itself
+    assert not garbled(cmd, "")

@@ -43,6 +43,7 @@ import ast
 import collections
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -275,6 +276,23 @@ def missing_modules(prof):
 
 # ---- the board
 
+def garbled(cmd, err):
+    """Whether a raw-REPL command's traceback (text) says the command reached the board
+    garbled, so that nothing of it ran past an import: MicroPython 1.9.2 on the micro:bit
+    loses bytes that arrive while it is busy (in the emulator too). Garbled: a SyntaxError
+    or IndentationError raised in <stdin>, or a NameError/AttributeError there naming
+    something the command does not contain (a byte lost inside an identifier)."""
+    lines = err.strip().splitlines()
+    if not lines or not all('"<stdin>"' in l for l in lines if l.startswith("  File ")):
+        return False
+    last = lines[-1]
+    if last.startswith(("SyntaxError", "IndentationError")):
+        return True
+    names = re.findall(r"'(\w+)'", last)
+    return (last.startswith(("NameError", "AttributeError")) and bool(names)
+            and names[-1] not in re.findall(r"[A-Za-z_]\w*", cmd))
+
+
 _PROBE = (
     "import sys,os,gc\n"
     "i=sys.implementation\n"
@@ -368,10 +386,9 @@ class Board:
 
     # raw-REPL commands, each small
     def exec(self, cmd, timeout=10, resend=2):
-        """Run a command, return its output. A command that comes back with a
-        SyntaxError was garbled on the way (a board that is busy when bytes arrive loses
-        them: MicroPython 1.9.2 on the micro:bit does, in the emulator too); nothing of it
-        ran, so it is sent again (after a gc.collect), up to `resend` times."""
+        """Run a command, return its output. A command that comes back garbled (see
+        garbled(): nothing of it ran) is sent again (after a gc.collect), up to `resend`
+        times."""
         if len(cmd) > MAX_CMD:
             raise DeployError("raw-REPL command of %d bytes (max %d)" % (len(cmd), MAX_CMD))
         from mpremote.transport import TransportExecError
@@ -381,8 +398,7 @@ class Board:
             if not err:
                 return out.decode(errors="replace")
             err = err.decode(errors="replace")
-            last = (err.strip().splitlines() or [""])[-1]
-            if attempt == resend or not last.startswith(("SyntaxError", "IndentationError")):
+            if attempt == resend or not garbled(cmd, err):
                 raise TransportExecError(out, err)
             self.garbled += 1
             self.t.exec_raw("import gc\ngc.collect()")

@@ -118,9 +118,9 @@ class Timeout(Exception):
 
 def send(board, cmd, timeout):
     """Run a raw-REPL command: (output lines, traceback lines). Raises Timeout, or mpremote's
-    TransportError when the board does not take the command. A command that comes back with
-    a SyntaxError raised in <stdin> alone was garbled on the way (MicroPython 1.9.2 loses
-    bytes that arrive while it is busy) and did not run: it is sent again, twice at most."""
+    TransportError when the board does not take the command. A command that comes back
+    garbled (deploy.garbled: MicroPython 1.9.2 loses bytes that arrive while it is busy)
+    did not run: it is sent again, twice at most."""
     t = board.t
     for attempt in range(3):
         t.exec_raw_no_follow(cmd)
@@ -129,9 +129,7 @@ def send(board, cmd, timeout):
         if not err.endswith(b"\x04"):
             raise Timeout("no answer after %.0f s" % timeout)
         res, err = ([l.rstrip("\r") for l in b[:-1].decode(errors="replace").splitlines()] for b in (res, err))
-        frames = [l for l in err if l.startswith("  File ")]
-        if not (err and err[-1].startswith(("SyntaxError", "IndentationError"))
-                and all('"<stdin>"' in l for l in frames)) or attempt == 2:
+        if attempt == 2 or not deploy.garbled(cmd, "\n".join(err)):
             return res, err
         board.garbled += 1
 
