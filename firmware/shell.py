@@ -25,6 +25,24 @@ def _led(hb):
         pass
 
 
+def job_class(cls):
+    # A class number from a class name ("HIGH") or a number: the same error on every path
+    # (the REPL, the workload player, tools/run driving a board) and every interpreter.
+    if type(cls) is str:
+        if cls not in CLASSES:
+            raise ValueError("class %r: LOW, NORMAL, HIGH or CRITICAL" % cls)
+        return CLASSES.index(cls)
+    return cls
+
+
+def job_kind(name, kinds):
+    # A job's kind, its name up to the first "-", which must be one of `kinds`.
+    kind = name.split("-")[0]
+    if kind not in kinds:
+        raise ValueError("job %s: no job kind %r (%s)" % (name, kind, ", ".join(sorted(kinds))))
+    return kind
+
+
 class Shell(Worker):
     kinds = {}  # job kind -> fn(name); a job's kind is its name up to the first "-"
 
@@ -46,9 +64,8 @@ class Shell(Worker):
             self.echo(s)
 
     def submit(self, name, cls, fn=None):
-        if type(cls) is str:
-            cls = CLASSES.index(cls)
-        i = Worker.submit(self, name, cls, fn or self.kinds[name.split("-")[0]])
+        cls = job_class(cls)
+        i = Worker.submit(self, name, cls, fn or self.kinds[job_kind(name, self.kinds)])
         if i is None and self.echo:
             self.echo("full %s %s" % (name, CLASSES[cls]))
         return i
@@ -102,7 +119,7 @@ def boot(capacity=None, aging=0, kinds=None, out=print):
         cap, hb = board.CAPACITY, board.HEARTBEAT
     except ImportError:
         cap, hb = 32, None
-    w = Shell(capacity or cap, aging, None, out)
+    w = Shell(cap if capacity is None else capacity, aging, None, out)
     w.led = _led(hb)
     if kinds:
         w.kinds = kinds

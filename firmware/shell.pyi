@@ -21,7 +21,7 @@ for it beside the library and the worker; there, drive ``worker.Worker`` directl
 (``w.submit(name, 2, fn)``, ``w.step()``, ``w.run(500)``, ``w.cancel(i)``, ``w.stats``).
 """
 
-from typing import Callable, Dict, List, Optional, Union
+from typing import Callable, Dict, Iterable, List, Optional, Union
 
 from worker import CLASSES, Worker
 
@@ -55,8 +55,9 @@ class Shell(Worker):
     def submit(self, name: str, cls: Union[int, str],
                fn: Optional[Callable[[str], object]] = None) -> Optional[int]:
         """Worker.submit, where ``cls`` may be a class name (``"HIGH"``) and ``fn`` defaults
-        to ``kinds[kind of name]`` (KeyError if there is none). On backpressure also
-        prints ``full <name> <CLASS>`` through ``echo`` and returns None."""
+        to ``kinds[kind of name]``. ValueError for an unknown class name (``job_class``) or,
+        without ``fn``, an unknown kind (``job_kind``), nothing submitted. On backpressure
+        also prints ``full <name> <CLASS>`` through ``echo`` and returns None."""
 
     def cancel(self, job: Union[int, str]) -> bool:
         """Worker.cancel by id, or by name: the oldest queued job of that name (the lowest
@@ -81,12 +82,24 @@ class Shell(Worker):
         """``<Worker <TicketQueue n/capacity CRITICAL=..> ran=N next=<name or ->>``."""
 
 
+def job_class(cls: Union[int, str]) -> int:
+    """The class number of a class name (``"HIGH"`` -> 2) or of a number (returned as it
+    is, for Worker.submit to check). ValueError ``class 'X': LOW, NORMAL, HIGH or
+    CRITICAL`` for any other name: the same message at the REPL, in the workload player
+    and from tools/run driving a board, on every interpreter."""
+
+
+def job_kind(name: str, kinds: Iterable[str]) -> str:
+    """A job's kind, its name up to the first ``-`` (``"handoff-7"`` -> ``"handoff"``).
+    ValueError ``job NAME: no job kind 'K' (the kinds)`` when it is not one of ``kinds``."""
+
+
 def boot(capacity: Optional[int] = None, aging: int = 0,
          kinds: Optional[Dict[str, Callable[[str], object]]] = None,
          out: Optional[Callable[[str], object]] = print) -> Shell:
     """A Shell set up from the board profile ``board.py`` (on a board: beside this file).
 
-    capacity: queue slots; default ``board.CAPACITY`` (32 when there is no board.py).
+    capacity: queue slots; None: ``board.CAPACITY`` (32 when there is no board.py).
     aging: passed to the queue (0: strict priority).
     kinds: the job kinds (e.g. ``workload.KINDS``).
     out: the log line sink.

@@ -4,11 +4,11 @@
 #
 # Line format, one command a line, fields split on whitespace:
 #   # comment                 (and blank lines) ignored
-#   queue <capacity> [<aging>] a fresh worker with this queue; before it: the board's
-#   push <name> <CLASS>       submit job <name>; its kind is the text before the first "-"
+#   queue <capacity> [<aging>] the worker's queue, at most once and first; else the board's
+#   push <name> <CLASS>       submit job <name>: <kind>-<number>, as sync-3
 #   cancel <name>             cancel the oldest queued job with this name
 #   run [<n>]                 run up to n tickets (all queued ones if n is missing); never waits
-from shell import boot
+from shell import boot, job_class, job_kind
 
 
 def _work(name, rounds):
@@ -42,8 +42,25 @@ def telemetry(name):  # sample and pack the node's sensors
 KINDS = {"consensus": consensus, "handoff": handoff, "sync": sync, "telemetry": telemetry}
 
 
+def _num(s, what):
+    # A whole number from a workload field, or the same ValueError on every interpreter.
+    if not (s[1:] if s[:1] == "-" else s).isdigit():
+        raise ValueError("%s: %r is not a whole number" % (what, s))
+    return int(s)
+
+
+def _check_push(name, cls):
+    # A pushed job must be one the player can run: a class, a known kind and a number, as
+    # "sync-3" (the job functions seed their work with it).
+    job_class(cls)
+    job_kind(name, KINDS)
+    if not name.split("-", 1)[-1].isdigit():  # no "-": the whole name, a known kind
+        raise ValueError("job %s: a job name is <kind>-<number>, as sync-3" % name)
+
+
 def play(lines, w=None, out=print):
-    # Feed workload lines (any iterable of str) to worker w; returns the worker.
+    # Feed workload lines (any iterable of str) to worker w; returns the worker. Every bad
+    # line stops the run with its number, before anything of it happens.
     n = 0
     for line in lines:
         n += 1
@@ -52,25 +69,29 @@ def play(lines, w=None, out=print):
             continue
         op = a[0]
         try:
-            # Every bad line stops the run with its number: an unknown command, kind or
-            # class, a capacity below 1, a negative count.
-            k = int(a[1]) if len(a) > 1 and op in ("queue", "run") else -1
-            if op == "queue" and 1 < len(a) < 4 and k > 0:
-                w = boot(k, int(a[2]) if len(a) > 2 else 0, KINDS, out)
+            if op == "queue" and 1 < len(a) < 4:
+                if w is not None:  # a fresh worker would drop what is queued and counted
+                    raise ValueError("queue: only once, before the first push, cancel or run")
+                w = boot(_num(a[1], "capacity"), _num(a[2], "aging") if len(a) > 2 else 0, KINDS, out)
                 continue
+            if op == "push" and len(a) == 3:
+                _check_push(a[1], a[2])
+            elif op == "run" and len(a) == 2 and _num(a[1], "run") < 0:
+                raise ValueError("run: a count >= 0")
+            elif not ((op == "cancel" and len(a) == 2) or (op == "run" and len(a) < 3)):
+                raise ValueError("not a command: queue, push, cancel or run (workload.pyi)")
             if w is None:
                 w = boot(None, 0, KINDS, out)
-            if op == "push" and len(a) == 3:
+            if op == "push":
                 w.submit(a[1], a[2])
-            elif op == "cancel" and len(a) == 2:
+            elif op == "cancel":
                 if not w.cancel(a[1]) and out:
                     out("cancel %s: not queued" % a[1])
-            elif op == "run" and len(a) < 3 and (k >= 0 or len(a) == 1):
+            else:
+                k = int(a[1]) if len(a) > 1 else -1
                 while k and w.step() is not None:
                     k -= 1
-            else:
-                raise ValueError("not a command")
-        except (ValueError, KeyError, IndexError, TypeError) as e:
+        except ValueError as e:
             raise ValueError("workload line %d: %s (%s)" % (n, line.strip(), e))
     if w is None:  # a file of comments only: a worker that ran nothing
         w = boot(None, 0, KINDS, out)

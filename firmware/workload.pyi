@@ -13,17 +13,20 @@ The line format (a workload file, or any iterable of lines). One command a line,
 split on whitespace (``str.split``: simple enough for a board); ``#`` starts a comment
 line; blank lines are ignored::
 
-    queue <capacity> [<aging>]   start a fresh worker with this queue (else: the board's,
-                                 from board.py, strict priority)
-    push <name> <CLASS>          submit job <name> (kind: text before the first "-") with
-                                 class LOW, NORMAL, HIGH or CRITICAL; a full queue
-                                 refuses it and prints "full <name> <CLASS>"
+    queue <capacity> [<aging>]   the worker's queue; at most once, before any other
+                                 command (else: the board's, from board.py, strict
+                                 priority)
+    push <name> <CLASS>          submit job <name>, <kind>-<number> as sync-3 (the kind
+                                 one of KINDS), with class LOW, NORMAL, HIGH or CRITICAL;
+                                 a full queue refuses it and prints "full <name> <CLASS>"
     cancel <name>                cancel the oldest queued job with this name; prints
                                  "cancel <id> <name> <CLASS>" or "cancel <name>: not queued"
     run [<n>]                    run up to n tickets, all queued ones without n; never
                                  waits, so the log does not depend on the board's speed
 
-Any other line raises ValueError naming its line number. Example::
+Any other line, or a bad field (an unknown class or kind, a name without its number, a
+count below 0, a capacity out of 1..2**24), raises ValueError naming its line number
+before any of it is done. Example::
 
     queue 16 6
     push telemetry-0 NORMAL

@@ -124,7 +124,7 @@ def test_boot_reads_the_board_or_defaults():
     assert w.q.capacity >= 1 and w.kinds is workload.KINDS
     assert boot(5, out=None).q.capacity == 5
     assert w.submit("sync-1", "LOW") == 1
-    raises(KeyError, w.submit, "nosuchkind-1", "LOW")
+    raises(ValueError, w.submit, "nosuchkind-1", "LOW")  # named, as a bad workload line
 
 
 def play(lines):
@@ -151,6 +151,34 @@ def test_workload_player_commands():
     assert out[5].startswith("summary ran=2 failed=1 cancelled=1 refused=1 queued=0 ")
     e = raises(ValueError, workload.play, ["queue 2", "push a"], None, None)
     assert "line 2" in str(e.args[0])
+
+
+def test_bad_workload_lines_stop_before_anything_happens():
+    # Each bad line names its number and why, with the same words on every interpreter,
+    # and nothing of it is done: no job that fails when run, no queue thrown away.
+    def why(*lines):
+        out = []
+        e = raises(ValueError, workload.play, list(lines), None, out.append)
+        return str(e.args[0]), out
+
+    kinds = "(consensus, handoff, sync, telemetry)"
+    assert why("push handoff NORMAL")[0] == (
+        "workload line 1: push handoff NORMAL (job handoff: a job name is <kind>-<number>, as sync-3)")
+    assert why("push telemetry-x NORMAL")[0].endswith("a job name is <kind>-<number>, as sync-3)")
+    assert why("push telemetry-0 URGENT")[0].endswith("(class 'URGENT': LOW, NORMAL, HIGH or CRITICAL)")
+    assert why("push foo-1 LOW")[0].endswith("(job foo-1: no job kind 'foo' %s)" % kinds)
+    assert why("queue 0")[0] == "workload line 1: queue 0 (capacity must be 1..16777216)"
+    assert why("queue x")[0] == "workload line 1: queue x (capacity: 'x' is not a whole number)"
+    assert why("run -1")[0] == "workload line 1: run -1 (run: a count >= 0)"
+    assert why("run 3 4")[0].endswith("(not a command: queue, push, cancel or run (workload.pyi))")
+    msg, out = why("queue 4", "push sync-1 LOW", "queue 8")  # would drop the queued job
+    assert msg == "workload line 3: queue 8 (queue: only once, before the first push, cancel or run)"
+    assert out == []
+    w = Shell(2, out=None)
+    w.kinds = workload.KINDS
+    raises(ValueError, w.submit, "sync-1", "URGENT")  # at the REPL too, nothing submitted
+    raises(ValueError, w.submit, "mystery-1", "LOW")
+    assert len(w.q) == 0 and w.names.count(None) == len(w.names)
 
 
 def test_same_workload_gives_the_same_log_and_digest():

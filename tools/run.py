@@ -209,15 +209,11 @@ class BoardWorker:
         link.free("Worker(%d, %d)" % (capacity, aging))
 
     def submit(self, name, cls, fn=None):
+        from shell import job_class, job_kind
         from worker import CLASSES
 
-        if type(cls) is str:
-            if cls not in CLASSES:
-                raise ValueError("class %r: LOW, NORMAL, HIGH or CRITICAL" % cls)
-            cls = CLASSES.index(cls)
-        kind = name.split("-")[0]
-        if kind not in self.kinds:
-            raise ValueError("job %s: no job kind %r (%s)" % (name, kind, ", ".join(self.kinds)))
+        cls = job_class(cls)
+        kind = job_kind(name, self.kinds)
         lines, i = self.link.call("w.submit(%r,%d,KINDS[%r])" % (name, cls, kind), "submit %s" % name)
         self.echo(lines)
         if i == "None":
@@ -423,10 +419,19 @@ def main(argv=None):
     p.add_argument("--heap", type=int, default=1024 * 1024, help="the VM's initial heap in bytes (default 1 MiB)")
     p.add_argument("--verbose", "-v", action="store_true", help="show each file deployed to a board")
     args = p.parse_args(argv)
+    if args.heap < 16384:
+        p.error("--heap: at least 16384 bytes")
     path = os.path.abspath(args.workload)
     try:
         if not os.path.isfile(path):
             raise Stop("no workload file %s" % args.workload, SETUP)
+        with open(path, "rb") as f:
+            data = f.read()
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as e:  # the firmware reads text; say where, not just "UnicodeError"
+            raise Stop("workload %s: not UTF-8 text (byte %d, line %d)" % (
+                args.workload, e.start, data[:e.start].count(b"\n") + 1), FAILED)
         if not (args.connect or args.emulate):
             import deploy
 
