@@ -87,7 +87,8 @@ class TicketQueue:
             ticket below CRITICAL moves up one class (keeping its sequence number).
 
         Raises TypeError for a non-int, ValueError for a value out of range (bools count as
-        ints, on MicroPython too).
+        ints, on MicroPython too; so do int subclasses such as IntEnum members on CPython,
+        while MicroPython cannot compare its int subclasses with ints: TypeError there).
         """
 
     def push(self, job_id: int, priority: int) -> int:
@@ -96,8 +97,8 @@ class TicketQueue:
         job_id: 0 <= job_id < 2**30; ids need not be unique.
         priority: LOW, NORMAL, HIGH or CRITICAL (0..3).
 
-        Raises TypeError (non-int; bools count as ints) or ValueError (out of range) for bad
-        input, QueueFull if ``len(q) == capacity``; in every such case the queue is unchanged
+        Raises TypeError (non-int; bools and int subclasses count as ints, as in __init__)
+        or ValueError (out of range) for bad input, QueueFull if ``len(q) == capacity``; in every such case the queue is unchanged
         and no sequence number is used up. O(log n) sift-up; no allocation.
 
         Once per 3/4 * 2**29 pushes the internal counter runs out and the queued tickets

@@ -113,3 +113,15 @@ def renumber(k, n, w):
         if k[i] & _SMASK >= o:
             k[i] -= w
     return w
+
+
+def _int(v, lo, hi, what):
+    # One checker for every argument of ticketq.TicketQueue: uniform messages, and a small
+    # library (each distinct message string costs RAM on a micro:bit). It lives here, not in
+    # ticketq_base, because on the micro:bit the module compiled last has the least room:
+    # measured, `import ticketq` then tolerates ~700 B of the user's objects instead of ~500.
+    # Any int, int subclasses (IntEnum) included, and bools, which are ints in CPython.
+    if not isinstance(v, int) and type(v) is not bool:
+        raise TypeError(what + " must be int")
+    if not lo <= v <= hi:
+        raise ValueError("%s must be %d..%d" % (what, lo, hi))

@@ -1,7 +1,7 @@
 # Bad arguments: a clear TypeError or ValueError, and the queue exactly as it was.
 from ticketq import TicketQueue, LOW, HIGH
 from qcheck import snapshot, check_heap
-from support import raises
+from support import raises, IS_MICROPYTHON
 
 
 def used():
@@ -54,3 +54,20 @@ def test_bools_are_ints_on_every_interpreter():
     assert q.capacity == 1 and q.push(True, True) == 0
     assert q.remove(True) and not q.remove(False)
     raises(ValueError, q.push, True, 4)
+
+
+def test_int_subclasses_are_ints_everywhere_in_the_api():
+    # An IntEnum of classes is the natural CPython idiom; push, remove and the constructor
+    # must agree on it (push once took what remove refused). MicroPython cannot compare its
+    # int subclasses with ints at all, so there they are refused with TypeError.
+    class Num(int):
+        pass
+
+    if IS_MICROPYTHON:
+        raises(TypeError, TicketQueue, Num(4))
+        return
+    q = TicketQueue(Num(4), first_seq=Num(0), aging=Num(0))
+    assert q.push(Num(7), Num(2)) == 0 and q.push(8, 2) == 1
+    assert q.remove(Num(7)) is True and q.peek() == 8
+    e = raises(ValueError, q.push, 9, Num(4))  # out of range: ValueError, not TypeError
+    assert "priority" in str(e) and len(q) == 1
