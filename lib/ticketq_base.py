@@ -1,17 +1,16 @@
 # ticketq_base: the cold half of ticketq.TicketQueue (construction, clear, full, remove,
-# repr), the two exceptions and the argument checker. Full documentation is in ticketq.pyi;
-# run-time docstrings are kept out because a micro:bit keeps them in RAM, comments cost
-# nothing.
+# repr) and the two exceptions. Full documentation is in ticketq.pyi; run-time docstrings
+# are kept out because a micro:bit keeps them in RAM, comments cost nothing.
 #
 # Why a separate module: a BBC micro:bit v1 (MicroPython 1.9.2, ~10 KB heap) compiles a
 # whole module in RAM before running it, and needs about three times its stripped size free
 # to do so. With the whole class in one module, `import ticketq` needed nearly all of the
 # heap and failed after any earlier REPL command; in two halves it still imports after
-# `from microbit import *` (and ~100 B more of the user's objects) or ~500 B of them
+# `from microbit import *` (and ~400 B more of the user's objects) or ~700 B of them
 # (tools/devtest.py checks it on the board). The hot path (push, pop, peek, len) is in
 # ticketq.py, the subclass, so its method lookups stop at the first class dictionary.
 from array import array
-from ticketq_heap import delete, oldest
+from ticketq_heap import delete, oldest, _int
 
 # Plain numbers, no const() here: each name would cost this module RAM on a micro:bit.
 #   0x3FFFFFFF  2**30 - 1, the largest sequence number and job id
@@ -40,15 +39,6 @@ def _err(e):
         return type(e)(e.args[0])
     except MemoryError:
         return e
-
-
-def _int(v, lo, hi, what):
-    # One checker for every argument: uniform messages, and a small module (each distinct
-    # message string costs RAM on a micro:bit).
-    if type(v) is not int and type(v) is not bool:  # bools are ints, as in CPython
-        raise TypeError(what + " must be int")
-    if not lo <= v <= hi:
-        raise ValueError("%s must be %d..%d" % (what, lo, hi))
 
 
 class QueueBase:
