@@ -360,7 +360,9 @@ class Board:
         import emu
 
         self.close()
-        self.t = emu.connect(resolve_device(self.url), timeout=self.timeout)  # raw-paste off
+        # A soft reset first (in the raw REPL: main.py does not run): a board left with
+        # little heap by its last session cannot even parse the probe otherwise.
+        self.t = emu.connect(resolve_device(self.url), soft_reset=True, timeout=self.timeout)  # raw-paste off
         self.info = self.probe()
         # MicroPython learnt raw-paste mode in 1.14; mpremote falls back anyway, but
         # firmware older than that can take the probe for a command.
@@ -663,8 +665,11 @@ def list_plan(prof, board=None, wipe=False, log=print):
     if board is not None:
         names = {i.name for i in items}
         extra = sorted(n for n in board.files() if n not in names)
-        log("on %s, not in the profile%s: %s" % (board.url, " (--wipe removes them)" if not wipe else "",
-                                                 ", ".join(extra) or "nothing"))
+        log("on %s, not in the profile%s: %s" % (
+            board.url, " (--wipe removes them)" if wipe else " (--wipe would remove them)",
+            ", ".join(extra) or "nothing"))
+        if wipe and "main.py" in extra:
+            log("note: --wipe removes main.py too, the board's own start-up program")
 
 
 def main(argv=None):
@@ -705,9 +710,11 @@ def main(argv=None):
         return 1
     except Exception as e:
         import emu
+        from mpremote.transport import TransportError
 
-        if isinstance(e, emu.EmuError):
-            print("deploy: %s" % e, file=sys.stderr)
+        if isinstance(e, (emu.EmuError, TransportError)):  # a board that failed a command
+            msg = (str(e).strip().splitlines() or [type(e).__name__])[-1]
+            print("deploy: %s: %s" % (args.connect or args.emulate, msg), file=sys.stderr)
             return 1
         raise
 
