@@ -21,9 +21,9 @@ class FakeClock:
         return self.now
 
     def sleep_ms(self, ms):
-        self.sleeps += 1
-        if ms > 0:
+        if ms > 0:  # a bad ms raises here or in advance, before anything is counted
             self.advance(ms)
+        self.sleeps += 1
 
     def advance(self, ms):
         if ms < 0:

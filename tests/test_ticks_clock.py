@@ -41,6 +41,8 @@ def test_fake_clock_counts_sleeps():
     c.sleep_ms(20)
     assert c.sleeps == 4
     assert c.now == 14
+    raises(TypeError, c.sleep_ms, 1.5)  # whole ms only, as ticks: nothing counted or moved
+    assert c.sleeps == 4 and c.now == 14
 
 
 def test_real_sleep_ms_waits():
