@@ -215,8 +215,9 @@ async function vm() {
   // Modules with asyncio case_* coroutines: this port's asyncio runs on the JS event loop,
   // so they are awaited through runPythonAsync once the synchronous pass is done.
   const src = (m) => {
-    const f = `${mp.roots[0]}/${m}.py`; // tests/ only, as always
-    return mp.FS.analyzePath(f).exists ? mp.FS.readFile(f, { encoding: "utf8" }) : "";
+    // the module as import finds it: the first root (sys.path order) that has it
+    const f = mp.roots.map((r) => `${r}/${m}.py`).find((p) => mp.FS.analyzePath(p).exists);
+    return f ? mp.FS.readFile(f, { encoding: "utf8" }) : "";
   };
   const withCases = modules.filter((m) => /^async def case_/m.test(src(m)));
 
@@ -225,7 +226,8 @@ async function vm() {
     if (withCases.length) {
       await mp.runPythonAsync(`import mprun_async\nawait mprun_async.run(${JSON.stringify(withCases)})`);
     }
-    mp.runPython("failed = mprun.report()");
+    // a run that ran nothing at all (a typo, a module without tests) is a failure too
+    mp.runPython("failed = mprun.report()\nif not sum(mprun.res):\n    print('no tests ran')\n    failed = 1");
   } catch (e) {
     flush();
     if (e && e.name === "PythonError") {
