@@ -19,7 +19,9 @@ Memory: all storage is allocated in the constructor: two ``array('i')`` of ``cap
 slots, 8 bytes a slot. ``push``, ``pop``, ``peek``, ``remove`` and ``len`` allocate nothing
 on MicroPython (proved under ``micropython.heap_lock()``), and every integer they touch is
 a small int (-2**30 <= v < 2**30) on a 32-bit port. The queue holds ids, never payloads:
-the caller keeps the id-to-job table.
+the caller keeps the id-to-job table. Under the lock a *bad argument* raises MemoryError
+instead of its TypeError/ValueError (the message cannot be built); the queue is unchanged
+all the same. QueueFull and QueueEmpty are raised as usual (preallocated).
 
 Modules: ``ticketq`` (this API, and the hot half of the class: push, pop, peek, len)
 imports ``ticketq_heap`` (the heap on two arrays: key layout, sift-up/sift-down,

@@ -252,7 +252,7 @@ def _free(board):
         return "?"
 
 
-USER_STEPS = [  # one REPL command each, as a person types them
+USER_STEPS = [  # one raw-REPL command each (the interactive REPL keeps ~300 B more for itself)
     "_mine = bytearray(256)",  # their own objects, there before the library
     "import ticketq",
     "q = ticketq.TicketQueue(32)",
