@@ -8,11 +8,12 @@
 # as a binary heap by ticketq_heap, where the key layout and the invariant are stated.
 #
 # Three modules, so that each compiles on a BBC micro:bit v1 (see ticketq_base.py): this
-# one (the hot path: push, pop, peek, len), ticketq_heap (the heap on two arrays) and
-# ticketq_base (the exceptions, construction, clear, full, remove, repr). This one compiles
-# first, while the most heap is free, then the heap and then the base, which imports the
-# heap already there: a chain of nested imports three deep would overflow the micro:bit's
-# 1.8 KB C stack. (Measured there: the other orders and splits tried need more free heap.)
+# one (the hot path: push, pop, peek, len), ticketq_heap (the heap on two arrays, and the
+# argument checker) and ticketq_base (the exceptions, construction, clear, full, remove,
+# repr). This one compiles first, while the most heap is free, then the heap and then the
+# base, which imports the heap already there: a chain of nested imports three deep would
+# overflow the micro:bit's 1.8 KB C stack. (Measured there: the other orders and splits
+# tried need more free heap.)
 #
 # Sequence numbers: the one seen outside is (first_seq + pushes) mod 2**30, derived from the
 # internal one s (0 <= s < _lim = 2**29) as s + _nb where _nb = base - 2**30 is negative, so

@@ -1,7 +1,8 @@
 # ticketq_heap: the binary heap under ticketq.TicketQueue, as functions on its two arrays
 # (as CPython's heapq works on a list). A separate module because a BBC micro:bit v1
 # compiles a module only with about three times its stripped size of heap free: ticketq.py
-# and ticketq_base.py keep the class, this one the mechanics.
+# and ticketq_base.py keep the class, this one the mechanics (and, at the end, the argument
+# checker the class uses, for the micro:bit's sake: see _int).
 #
 # Slots 0 .. n-1 of two array('i'):
 #   k[i]  the key,  ((1 - class) << 29) + s  where s is the internal sequence, 0 <= s < 2**29
