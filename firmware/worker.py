@@ -48,6 +48,7 @@ class Worker:
         self.pops = 0
         self._dl = Deadline(None, clock)  # re-armed by run(): no allocation there
         self._sleep = sleep_ms if clock is None else clock.sleep_ms  # run()'s idle slices
+        self._running = False
 
     def submit(self, name, cls, fn):
         if name is None or not callable(fn):  # None marks a free slot in the table
@@ -65,6 +66,8 @@ class Worker:
 
     def cancel(self, job):
         i = job
+        if type(i) is not int:  # bools too: an id is what submit returned
+            raise TypeError("cancel(job): a job id, as submit returned it")
         if not 0 < i < len(self.names) or not self.q.remove(i):  # an unknown id: False
             return False
         self.stats[8 + (self.meta[i] & 3)] += 1
@@ -76,6 +79,10 @@ class Worker:
         if not q:
             return None
         i = q.pop()
+        # What the log line says of this pop, read now: the job may step the worker itself.
+        p = q.last_priority  # the class it ran at: higher if aging promoted it
+        s = q.last_seq
+        g = q.digest
         c = self.meta[i]
         w = (self.pops - (c >> 2)) & 0xFFFFFFF  # pops of other tickets while it waited
         c &= 3
@@ -90,12 +97,11 @@ class Worker:
             # The class name only: messages differ between interpreters, logs must not.
             r = _name(e)
             self.stats[4 + c] += 1
-        self.stats[c] += 1
+        finally:  # counted even when Ctrl-C (KeyboardInterrupt) stops the job and the caller
+            self.stats[c] += 1
         if self.out:
-            p = q.last_priority  # the class it ran at: higher if aging promoted it
             self.out("run %d %s %s%s seq=%d waited=%d digest=%08x %s" % (
-                i, name, CLASSES[c], "" if p == c else ">" + CLASSES[p], q.last_seq, w,
-                q.digest, r))
+                i, name, CLASSES[c], "" if p == c else ">" + CLASSES[p], s, w, g, r))
         return i
 
     def run(self, ms=None, sleep=None):
@@ -104,15 +110,21 @@ class Worker:
         # RAM a micro:bit lacks): slices of at most 10 ms computed from remaining() every
         # time, so never past the deadline, and a sleep that returns early (or submits new
         # work) costs one more check, never a longer wait.
+        if self._running:  # its one Deadline would be re-armed under the outer run
+            raise RuntimeError("Worker.run inside a job: not re-entrant (step is)")
         d = self._dl
         d.rearm(ms)
         sleep = sleep or self._sleep
+        self._running = True
         n = 0
-        while 1:
-            r = d.remaining()
-            if r == 0:
-                return n
-            if self.step() is None:
-                sleep(10 if r is None or r > 10 else r)
-            else:
-                n += 1
+        try:
+            while 1:
+                r = d.remaining()
+                if r == 0:
+                    return n
+                if self.step() is None:
+                    sleep(10 if r is None or r > 10 else r)
+                else:
+                    n += 1
+        finally:
+            self._running = False

@@ -140,8 +140,8 @@ class Worker:
 
         Returns True if it was queued, False if not (already run, cancelled, refused or
         unknown, negative or too large); nothing changes then. TypeError if ``job`` is not an
-        int. O(n) search in the
-        queue, O(log n) repair; allocates nothing.
+        int (a bool neither: an id is what submit returned). O(n) search in the queue,
+        O(log n) repair; allocates nothing.
         """
 
     def step(self) -> Optional[int]:
@@ -150,7 +150,10 @@ class Worker:
 
         Returns the job id that ran (also when the job raised: the failure is recorded,
         not propagated), or ``None`` at once if the queue is empty (no waiting). A job may
-        submit new jobs, even into the slot it ran from.
+        submit new jobs, even into the slot it ran from, cancel jobs, or call ``step``
+        itself (its own log line still says its own class, sequence and digest). A
+        ``KeyboardInterrupt`` (or other non-``Exception``) from a job is counted as a run
+        and propagates: the counters still add up.
         """
 
     def run(self, ms: Optional[int] = None,
@@ -171,4 +174,7 @@ class Worker:
         sleep: called as ``sleep(ms)`` for each idle slice instead of the clock's
             ``sleep_ms``: pass ``machine.lightsleep`` to save power, or a function that
             polls a UART or a sensor and submits new work (it may return early).
+
+        Not re-entrant: a job that calls ``run`` gets RuntimeError (its one preallocated
+        Deadline belongs to the outer run); ``step`` may be called from a job.
         """

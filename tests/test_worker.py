@@ -283,3 +283,43 @@ def test_the_pop_counter_stays_a_small_int():
     w.submit("a", LOW, nop)
     w.step()
     assert w.pops == 0
+
+
+def test_a_job_may_step_the_worker_but_not_run_it():
+    # step from inside a job: each log line still tells its own pop (class, seq, digest);
+    # run from inside a job: RuntimeError, logged as the job's failure, the outer run goes on.
+    lines = []
+    w = Worker(4, out=lines.append)
+    w.submit("outer", HIGH, lambda n: w.step())
+    w.submit("inner", LOW, nop)
+    assert w.step() == 1
+    assert lines[0].startswith("run 2 inner LOW seq=1 waited=1 ")  # outer popped first
+    assert lines[1].startswith("run 1 outer HIGH seq=0 waited=0 ") and lines[1].endswith(" ok")
+    c = FakeClock()
+    lines = []
+    w = Worker(4, clock=c, out=lines.append)
+    w.submit("nested", HIGH, lambda n: w.run(0))
+    w.submit("after", LOW, nop)
+    assert w.run(100) == 2 and len(w.q) == 0  # the inner run did not end the outer one
+    assert lines[0].endswith(" RuntimeError") and lines[1].endswith(" ok")
+    assert w.run(0) == 0  # and run works again afterwards
+
+
+def test_an_interrupted_job_is_still_counted():
+    # Ctrl-C (KeyboardInterrupt) inside a job stops the caller, but the job was popped and
+    # ran: it is counted, so ran + cancelled + refused + queued still equals the submissions.
+    def interrupt(name):
+        raise KeyboardInterrupt
+
+    w = Worker(4, out=None)
+    w.submit("x", NORMAL, interrupt)
+    raises(KeyboardInterrupt, w.step)
+    assert w.stats[NORMAL] == 1 and len(w.q) == 0 and w.names[1] is None
+
+
+def test_cancel_takes_job_ids_only():
+    w = Worker(2, out=None)
+    w.submit("a", LOW, nop)
+    raises(TypeError, w.cancel, True)  # would have meant job 1
+    raises(TypeError, w.cancel, "a")
+    assert len(w.q) == 1 and w.cancel(1) is True
