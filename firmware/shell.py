@@ -49,6 +49,8 @@ class Shell(Worker):
     def __init__(self, capacity, aging=0, clock=None, out=print, logsize=8):
         # The worker's run lines come to _line, which keeps the last `logsize` for log()
         # and passes them on to `echo` (the `out` given here), as the other messages.
+        if type(logsize) is not int or logsize < 1:  # checked before anything is allocated
+            raise ValueError("logsize: at least 1 line")
         Worker.__init__(self, capacity, aging, clock, self._line)
         self.echo = out
         self.led = None  # led(on), called after each job: the heartbeat (see boot)
@@ -116,9 +118,11 @@ def boot(capacity=None, aging=0, kinds=None, out=print):
     # A Shell set up from the board profile (board.py on the board; else 32 slots, no LED).
     try:
         import board
-        cap, hb = board.CAPACITY, board.HEARTBEAT
     except ImportError:
-        cap, hb = 32, None
+        board = None
+    # another package's `board` module (Adafruit Blinka has one) is not a profile
+    cap = getattr(board, "CAPACITY", 32)
+    hb = getattr(board, "HEARTBEAT", None)
     w = Shell(cap if capacity is None else capacity, aging, None, out)
     w.led = _led(hb)
     if kinds:

@@ -42,9 +42,25 @@ def telemetry(name):  # sample and pack the node's sensors
 KINDS = {"consensus": consensus, "handoff": handoff, "sync": sync, "telemetry": telemetry}
 
 
+def _digits(s):
+    # ASCII digits only: CPython's str.isdigit also takes "²" and "١", MicroPython's not.
+    for ch in s:
+        if ch not in "0123456789":
+            return False
+    return s != ""
+
+
+def _fields(line):
+    # Split on ASCII whitespace only, as MicroPython's str.split() does (CPython's splits
+    # on Unicode spaces too): the same fields, so the same verdict, on every interpreter.
+    for ch in "\t\r\n\x0b\x0c":
+        line = line.replace(ch, " ")
+    return [f for f in line.split(" ") if f]
+
+
 def _num(s, what):
     # A whole number from a workload field, or the same ValueError on every interpreter.
-    if not (s[1:] if s[:1] == "-" else s).isdigit():
+    if not _digits(s[1:] if s[:1] == "-" else s):
         raise ValueError("%s: %r is not a whole number" % (what, s))
     return int(s)
 
@@ -54,7 +70,7 @@ def _check_push(name, cls):
     # "sync-3" (the job functions seed their work with it).
     job_class(cls)
     job_kind(name, KINDS)
-    if not name.split("-", 1)[-1].isdigit():  # no "-": the whole name, a known kind
+    if not _digits(name.split("-", 1)[-1]):  # no "-": the whole name, a known kind
         raise ValueError("job %s: a job name is <kind>-<number>, as sync-3" % name)
 
 
@@ -64,7 +80,7 @@ def play(lines, w=None, out=print):
     n = 0
     for line in lines:
         n += 1
-        a = line.split()
+        a = _fields(line)
         if not a or a[0][0] == "#":
             continue
         op = a[0]
@@ -144,5 +160,6 @@ def sample(ticks=48, seed=0x2545F49):
 def main(path=None, out=print):
     # Play the file at path (else the sample), print the summary; returns the worker.
     w = play(lines(path) if path else sample(), None, out)
-    w.summary(out)
+    if out:
+        w.summary(out)
     return w

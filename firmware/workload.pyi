@@ -10,12 +10,13 @@ number after the ``-`` in its name:
 - ``telemetry`` (NORMAL): sample and pack the node's sensors.
 
 The line format (a workload file, or any iterable of lines). One command a line, fields
-split on whitespace (``str.split``: simple enough for a board); ``#`` starts a comment
-line; blank lines are ignored::
+split on ASCII whitespace (space, tab, CR, LF, VT, FF; as MicroPython's ``str.split``,
+so a no-break space is part of a field on every interpreter), numbers in ASCII digits;
+``#`` starts a comment line; blank lines are ignored::
 
     queue <capacity> [<aging>]   the worker's queue; at most once, before any other
                                  command (else: the board's, from board.py, strict
-                                 priority)
+                                 priority: give one for the same log on every board)
     push <name> <CLASS>          submit job <name>, <kind>-<number> as sync-3 (the kind
                                  one of KINDS), with class LOW, NORMAL, HIGH or CRITICAL;
                                  a full queue refuses it and prints "full <name> <CLASS>"
@@ -77,5 +78,6 @@ def sample(ticks: int = 48, seed: int = 0x2545F49) -> Iterator[str]:
 
 def main(path: Optional[str] = None, out: Optional[Callable[[str], object]] = print) -> Shell:
     """Play the workload file at ``path`` (default: ``sample()``, no file needed), then
-    print the summary; returns the worker. ``python3 -c 'import workload; workload.main()'``
+    print the summary through ``out`` (``out=None``: silent, read the returned worker);
+    returns the worker. ``python3 -c 'import workload; workload.main()'``
     on the host, ``import workload; workload.main()`` on a board."""

@@ -51,7 +51,9 @@ TICKS_MAX: int
 
 class Clock(Protocol):
     """What Deadline and the waits need from a clock: ``ticks_ms()`` returning a tick value
-    (0..TICKS_MAX, on the 2**30 ring, monotonic) and ``sleep_ms(ms)``."""
+    (0..TICKS_MAX, on the 2**30 ring, monotonic) and ``sleep_ms(ms)``. A name for type
+    checkers only: the module defines no ``Clock`` at run time (import it under
+    ``typing.TYPE_CHECKING``); any object with the two methods will do."""
 
     def ticks_ms(self) -> int: ...
     def sleep_ms(self, ms: int) -> None: ...

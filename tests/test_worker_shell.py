@@ -261,3 +261,32 @@ def test_board_profiles_are_constants_that_ast_can_read():
                         assert m + ".py" in bases, (path, f, m)
     micro = os.path.join(root, "boards", "microbit", "board.py")
     assert "MPY = False" in open(micro).read() and "CAPACITY = 32" in open(micro).read()
+
+
+def test_workload_fields_are_ascii_on_every_interpreter():
+    # CPython's str.split and str.isdigit take Unicode spaces and digits, MicroPython's do
+    # not: the player accepts only ASCII ones, so a line gets the same verdict everywhere.
+    for line in ("push sync-\u00b2 LOW", "push sync-\u0661 LOW", "push\u00a0sync-1 LOW", "push sync-1 LOW\x1f"):
+        raises(ValueError, workload.play, ["queue 2", line], None, None)
+    w = workload.play(["queue 2", "push\tsync-1\tLOW\r\n", "run"], None, None)
+    assert w.stats[0] == 1  # tabs and CRLF are whitespace
+
+
+def test_quiet_main_shell_logsize_and_a_foreign_board_module():
+    w = workload.main(None, None)  # silent: no summary printed, the worker returned
+    assert w.q.digest == 0x01C74530
+    raises(ValueError, Shell, 2, 0, None, None, 0)  # logsize 0
+    import sys
+
+    saved = sys.modules.get("board")
+    class NotAProfile:  # another package's `board` module, without CAPACITY or HEARTBEAT
+        pass
+
+    sys.modules["board"] = NotAProfile
+    try:
+        assert boot(out=None).q.capacity == 32
+    finally:
+        if saved is None:
+            del sys.modules["board"]
+        else:
+            sys.modules["board"] = saved
