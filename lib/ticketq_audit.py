@@ -1,6 +1,7 @@
 # ticketq_audit: what a person needs to check a schedule, kept out of ticketq.py so a small
 # board that does not need it does not pay for it. Full documentation: ticketq_audit.pyi.
 from array import array
+from ticketq_heap import _int
 
 _NAMES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
 
@@ -9,10 +10,8 @@ class Trace:
     # A ring of the last `size` pops, preallocated: record() allocates nothing, so it can
     # stay attached to a queue on the hot path (q.trace = Trace(16)).
     def __init__(self, size):
-        if type(size) is not int:
-            raise TypeError("trace size must be an int")
-        if size < 1:
-            raise ValueError("trace size must be >= 1")
+        _int(size, 1, 0x1000000, "trace size")  # as a queue's capacity: 9 B an entry
+        size = int(size)  # a bool is no size to MicroPython's bytearray()
         self.size = size
         self._i = array("i", range(size))
         self._s = array("i", range(size))
@@ -60,6 +59,8 @@ def _find(q, job_id):
     # (key, class, seq, promoted) of the oldest queued ticket with this id: the one
     # TicketQueue.remove would take. Reads the queue's slots; changes nothing.
     best = None
+    if job_id < 0:  # no id is negative (push refuses them); ~x below is a promoted id
+        return None
     for j in range(len(q)):
         x = q._d[j]
         if x == job_id or ~x == job_id:

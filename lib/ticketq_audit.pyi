@@ -26,7 +26,8 @@ class Trace:
     saturates at 2**30 - 1 so that it stays a small int and ``record`` never allocates."""
 
     def __init__(self, size: int) -> None:
-        """Raises TypeError for a non-int ``size``, ValueError for ``size < 1``."""
+        """``size``: 1 <= size <= 2**24 entries. Raises TypeError for a non-int (bools and int
+        subclasses count as ints, as everywhere in ticketq), ValueError out of range."""
 
     def record(self, job_id: int, cls: int, seq: int, promoted: bool) -> None:
         """Called by ``TicketQueue.pop``: id (0..2**30-1), class (0..3), sequence number
@@ -49,7 +50,8 @@ def explain(q: TicketQueue, a: int, b: int) -> str:
     words: their classes, sequence numbers, whether aging promoted them, and the rule that
     decides (a higher class always pops first; within a class, the lower sequence number,
     i.e. the earlier push). For an id queued more than once, the oldest ticket with it (the
-    one ``remove`` would take). Returns ``"job N is not queued"`` when one is missing.
+    one ``remove`` would take). Returns ``"job N is not queued"`` when one is missing (a
+    negative id never is).
     Allocates. O(n)."""
 
 

@@ -27,6 +27,7 @@ def test_explain_names_the_rule_that_decides():
     e = explain(q, 3, 0)
     assert "Job 0 pops first" in e and "promoted by aging" in e and "NORMAL" in e, e
     assert explain(q, 9, 0) == "job 9 is not queued"
+    assert explain(q, ~3, 3) == "job -4 is not queued"  # not taken for a promoted job 3
     assert tickets(q) == [(0, NORMAL, 0), (2, NORMAL, 2), (3, NORMAL, 3)]
 
 
@@ -47,6 +48,8 @@ def test_bad_arguments_are_refused():
     from ticketq_audit import max_wait
     raises(TypeError, Trace, "3")
     raises(ValueError, Trace, 0)
+    raises(ValueError, Trace, 0x1000001)  # 2**24 entries at most, as a queue's capacity
+    assert Trace(True).size == 1  # bools count as ints, as everywhere in ticketq
     raises(ValueError, max_wait, 8, 0, 5)
     raises(ValueError, max_wait, 0, 1, 1)
 
