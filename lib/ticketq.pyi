@@ -100,14 +100,18 @@ class TicketQueue:
         priority: LOW, NORMAL, HIGH or CRITICAL (0..3).
 
         Raises TypeError (non-int; bools and int subclasses count as ints, as in __init__)
-        or ValueError (out of range) for bad input, QueueFull if ``len(q) == capacity``; in every such case the queue is unchanged
-        and no sequence number is used up. O(log n) sift-up; no allocation.
+        or ValueError (out of range) for bad input, QueueFull if ``len(q) == capacity``; in
+        every such case the queue is unchanged and no sequence number is used up. O(log n)
+        sift-up; no allocation.
 
-        Once per 3/4 * 2**29 pushes the internal counter runs out and the queued tickets
-        are renumbered in place (O(n), plus O(n) per ticket that has waited through more
-        than 2**27 later pushes). Relative order is always kept exactly; a ticket that waited
-        through fewer than 2**27 later pushes keeps the exact sequence number push returned,
-        an older one is given a smaller, still ordered, number.
+        The internal counter runs out after 2**29 pushes, then once per 3/4 * 2**29 pushes;
+        the queued tickets are then renumbered in place (O(n), plus O(n) per ticket that
+        has waited through more than 2**27 later pushes). Relative order is always kept
+        exactly; a ticket that waited through fewer than 2**27 later pushes keeps the exact
+        sequence number push returned. An older one is packed just below the recent ones:
+        its number becomes *larger*, still below every later ticket's, and may equal a
+        number ``last_seq`` already reported for an earlier pop (sequence numbers are unique
+        among queued tickets, not over a whole schedule once a ticket waited that long).
         """
 
     def pop(self) -> int:

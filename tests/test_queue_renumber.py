@@ -11,7 +11,7 @@ def narrow(q, lim):
 
 
 def test_renumbering_is_deterministic_and_keeps_relative_order():
-    # A ticket that waited through more than half the internal range is packed: its
+    # A ticket that waited through more than a quarter of the internal range is packed: its
     # number seen outside is renumbered, but identically on every queue, and it still
     # precedes every later ticket of its class.
     runs = []
