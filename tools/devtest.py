@@ -47,6 +47,9 @@ sys.path.insert(0, HERE)
 import deploy  # noqa: E402
 from deploy import DeployError  # noqa: E402
 
+sys.path.insert(0, TESTS)
+from mprun import MAY_LACK  # noqa: E402  (the same rule as on the VM)
+
 HELPERS = ["support.py", "qcheck.py"]  # from tests/: on the board for every module run
 
 
@@ -168,11 +171,13 @@ def import_failure(mod, free, err, sizes):
     """(skipped, note) for a module that did not import: why, in a line."""
     name, before = free[-1]
     last = err[-1] if err else "?"
-    if last.startswith("ImportError"):  # as mprun.load has it: a skip (no asyncio here, ...)
+    if last.startswith("ImportError"):  # as mprun.load has it: a skip only for MAY_LACK
         m = re.match(r"ImportError: no module named '(\w+)'", last)
-        if m and deploy.project_module(m.group(1)):  # but that is a deployment bug
+        if m and deploy.project_module(m.group(1)):  # a deployment bug
             return False, "%s is a project module that the profile does not put on the board" % m.group(1)
-        return True, "cannot import here (%s)" % last.split(":", 1)[-1].strip()
+        if m and m.group(1) in MAY_LACK:
+            return True, "cannot import here (%s)" % last.split(":", 1)[-1].strip()
+        return False, last
     if "parser could not allocate" in last:
         return False, "MemoryError: no heap left to parse a command, before importing %s%s" % (
             name, " (after %s)" % free[-2][0] if len(free) > 1 else "")
