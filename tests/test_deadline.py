@@ -55,7 +55,8 @@ def test_none_never_expires():
 def test_real_clock():
     t0 = ticks_ms()
     d = Deadline(40)
-    assert 0 < d.remaining() <= 40 and not d.expired()
+    r = d.remaining()
+    assert 0 <= r <= 40  # 0 only if the machine stalled for all 40 ms: never a failure
     while not d.expired():
         sleep_ms(d.remaining())
     assert ticks_diff(ticks_ms(), t0) >= 40

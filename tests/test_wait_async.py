@@ -102,7 +102,9 @@ async def case_early_wakes_never_extend():
         assert ticks_diff(ticks_ms(), t0) >= 400
     finally:
         ticketq_async._sleep_ms = real
-    assert asked[0] == 400 and len(asked) >= 2, asked
+    # The first slice asks for all that is left (400, or less if a ms went by before it:
+    # a loaded machine), each later one for what is left after ~100 ms more.
+    assert 0 < asked[0] <= 400 and len(asked) >= 2, asked
     for k in range(1, len(asked)):
         assert 0 < asked[k] <= 400 - 100 * k, asked
 

@@ -172,7 +172,7 @@ class Emulator:
     def url(self):
         return url_for(self.port)
 
-    def start(self, timeout=10.0, detach=False):
+    def start(self, timeout=30.0, detach=False):  # 0.5 s idle; ~11 s seen on a loaded host
         tries = 1 if self.port else 5  # a port picked here may be taken before QEMU binds it
         for attempt in range(tries):
             port = _free_port(self.port or 0)
@@ -220,7 +220,7 @@ class Emulator:
 
 
 @contextlib.contextmanager
-def microbit(port=None, firmware=None, timeout=10.0):
+def microbit(port=None, firmware=None, timeout=30.0):
     """Start an emulated micro:bit; yield its mpremote connect string
     ("socket://127.0.0.1:PORT"); kill QEMU on exit, whatever happens."""
     emu = Emulator(port, firmware)
