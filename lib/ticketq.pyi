@@ -60,7 +60,9 @@ class TicketQueue:
     """
 
     capacity: int
-    """Number of slots, fixed at construction (read only). 1 <= capacity <= 2**24."""
+    """Number of slots, fixed at construction, 1 <= capacity <= 2**24. Read only, by
+    contract: it is a plain attribute (a property would slow every push on a board), and
+    assigning it breaks the queue (the arrays keep their size)."""
 
     aging: int
     """Promote the oldest ticket below CRITICAL one class every ``aging`` pops; 0 = off."""

@@ -38,18 +38,21 @@ FILES = [  # what the worker imports, in the order to import them at the REPL
 ]
 
 # Device tests (tools/devtest.py, and the micro:bit stage of tools/test): the test modules
-# that run here, one at a time after a soft reset, next to the library (~4.6 KB). The
-# others need asyncio, hypothesis or CPython, or do not fit yet: compiling a test module
-# needs about 3x its stripped size of free heap (test_queue_sift, _renumber, _seq,
-# _replay, _model_small, test_aging with ticketq_audit), their loops need more than is
-# left (test_queue_wrap), or a raise through support.raises nests deeper than the 1.8 KB
-# C stack allows (test_queue_errors, _badargs). They run on the VM and CPython.
+# that run here, one at a time after a soft reset, next to the library (~4.8 KB). The
+# others need asyncio, hypothesis or CPython, or do not fit: compiling a test module needs
+# about 3x its stripped size of free heap (test_queue_sift, _replay, _model_small,
+# _badargs, test_aging with ticketq_audit), or their loops need more than is left
+# (test_queue_wrap). They run on the VM and CPython. (test_queue_errors, _seq and
+# _renumber fit since the library was split in two modules.)
 TESTS = [
     "test_boot",
     "test_queue_order",
     "test_queue_api",
     "test_queue_remove",
     "test_queue_raise",
+    "test_queue_errors",
+    "test_queue_seq",
+    "test_queue_renumber",
     "test_heaplock",
     "test_heaplock_guard",
     "test_digest",
