@@ -60,3 +60,36 @@ def test_trace_count_saturates_as_a_small_int():
     t.record(1, 0, 0, False)
     t.record(2, 0, 1, False)
     assert t.count == 0x3FFFFFFF and [e[0] for e in t.entries()] == [1, 2]
+
+
+def test_explain_takes_the_oldest_of_an_id_queued_twice():
+    q = TicketQueue(8)
+    q.push(5, LOW)  # seq 0
+    q.push(6, LOW)  # seq 1
+    q.push(5, LOW)  # seq 2: the same id again
+    e = explain(q, 5, 6)
+    assert e.startswith("job 5 is LOW, seq 0;") and "Job 5 pops first" in e, e
+
+
+def test_an_attached_trace_records_without_allocating():
+    try:
+        from micropython import heap_lock, heap_unlock
+    except ImportError:
+        from support import skip
+        skip("needs micropython.heap_lock (MicroPython only)")
+    q = TicketQueue(8, aging=2)
+    q.trace = Trace(3)
+    err = None
+    heap_lock()
+    try:
+        for i in range(200):  # the ring wraps many times, aging promotes along the way
+            q.push(i & 63, i & 3)
+            if len(q) > 4:
+                q.pop()
+    except Exception as e:  # kept, and raised only once the heap is unlocked
+        err = e
+    finally:
+        heap_unlock()
+    if err is not None:
+        raise err
+    assert q.trace.count == 196 and len(q.trace.entries()) == 3, (q.trace.count, q.trace.entries())

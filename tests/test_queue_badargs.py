@@ -71,3 +71,32 @@ def test_int_subclasses_are_ints_everywhere_in_the_api():
     assert q.remove(Num(7)) is True and q.peek() == 8
     e = raises(ValueError, q.push, 9, Num(4))  # out of range: ValueError, not TypeError
     assert "priority" in str(e) and len(q) == 1
+
+
+def test_bad_arguments_under_heap_lock_leave_the_queue_as_it_was():
+    # ticketq.pyi: under heap_lock a bad argument raises MemoryError instead of its
+    # TypeError/ValueError (the message cannot be built); the queue is unchanged all the
+    # same. The heap is unlocked before anything is asserted (an exception escaping under
+    # the lock can hang the WebAssembly VM).
+    try:
+        from micropython import heap_lock, heap_unlock
+    except ImportError:
+        from support import skip
+        skip("needs micropython.heap_lock (MicroPython only)")
+    q = used()
+    before = snapshot(q)
+    got = []
+    for args in ((-1, LOW), (1, 4), (1, -1), (0x40000000, LOW)):
+        heap_lock()
+        try:
+            try:
+                q.push(args[0], args[1])
+                got.append(None)
+            except MemoryError:
+                got.append("MemoryError")
+            except (TypeError, ValueError):
+                got.append("checked")
+        finally:
+            heap_unlock()
+    assert None not in got, got
+    assert snapshot(q) == before
