@@ -1,8 +1,9 @@
 # The library never reads wall-clock time (CPython only: it patches the time and datetime
 # modules). Mid-wait the wall clock jumps back ten years; the waits still end on time, and
 # no ticketq module ever called time.time, time.time_ns, time.localtime, time.gmtime,
-# time.ctime, datetime.datetime.now/utcnow/today or datetime.date.today. Not for a board:
-# MicroPython only skips it.
+# time.ctime, datetime.datetime.now/utcnow/today or datetime.date.today; and no module that
+# runs on a board names a wall-clock reader in its code at all (a reader bound at import
+# would escape the patching). Not for a board: MicroPython only skips it.
 import sys
 import time
 
@@ -170,3 +171,40 @@ def test_ticks_ms_ignores_the_wall_clock():
         assert 0 <= tt.ticks_diff(b, a) < 10000  # the jump back of years did not show
 
     with_wall_clock(body)
+
+
+def test_no_board_module_names_a_wall_clock_reader():
+    # The patching above only sees calls made while it is installed; a reader bound at
+    # import (`_now = time.time`) would slip past it. So the sources of every module that
+    # runs on a board (lib/, firmware/) must not name one at all, in code (comments and
+    # docstrings may: the stubs explain what is never read).
+    if IS_MICROPYTHON:
+        skip("reads the repository's sources (host only)")
+    import ast
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    clocks = {"time", "utime"}  # modules whose wall-clock readers are named below
+    wall = {"time", "time_ns", "localtime", "gmtime", "ctime", "mktime", "asctime", "strftime"}
+    found = []
+    for d in ("lib", "firmware"):
+        for name in sorted(os.listdir(os.path.join(root, d))):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(root, d, name)
+            with open(path, encoding="utf-8") as f:
+                tree = ast.parse(f.read(), path)
+            where = "%s/%s" % (d, name)
+            for node in ast.walk(tree):
+                if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+                        and node.value.id in clocks and node.attr in wall):
+                    found.append("%s:%d %s.%s" % (where, node.lineno, node.value.id, node.attr))
+                elif isinstance(node, ast.Attribute) and node.attr == "RTC":  # machine.RTC
+                    found.append("%s:%d .RTC" % (where, node.lineno))
+                elif isinstance(node, ast.ImportFrom) and node.module in clocks:
+                    found += ["%s:%d from %s import %s" % (where, node.lineno, node.module, a.name)
+                              for a in node.names if a.name in wall]
+                elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                    mods = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+                    found += ["%s:%d import %s" % (where, node.lineno, m) for m in mods if m == "datetime"]
+    assert not found, found
