@@ -674,7 +674,9 @@ def list_plan(prof, board=None, wipe=False, log=print):
 
 def main(argv=None):
     p = argparse.ArgumentParser(
-        description="Put a board profile's files on a MicroPython board (mpremote), verified.",
+        description="Put a board profile's files on a MicroPython board (mpremote), verified. "
+                    "Exit: 0 done, 1 the board failed (unreachable, a write that never verified), "
+                    "2 usage (no such profile, bad options).",
         epilog="Board: a name under boards/ (%s) or a path to a board.py." % ", ".join(
             sorted(n for n in os.listdir(BOARDS) if os.path.isfile(os.path.join(BOARDS, n, "board.py")))))
     p.add_argument("board", nargs="?", help="board profile (default: the --emulate board)")
@@ -692,6 +694,9 @@ def main(argv=None):
         p.error("give a board profile (or --emulate)")
     try:
         prof = read_profile(board)
+    except DeployError as e:  # a usage error, as tools/run and devtest report it: exit 2
+        p.error(str(e))
+    try:
         if args.list and not (args.connect or args.emulate):
             list_plan(prof, None, args.wipe)
             return 0

@@ -464,6 +464,11 @@ def main(argv=None):
                    help="also look for test modules in DIR (before tests/; repeatable)")
     p.add_argument("--verbose", "-v", action="store_true", help="show each file deployed")
     args = p.parse_args(argv)
+    if args.board:
+        try:  # a profile that does not exist is a usage error (exit 2), before any board
+            deploy.read_profile(args.board)
+        except DeployError as e:
+            p.error(str(e))
     if not (args.connect or args.emulate):
         return run_host(args.modules, args.timeout if args.timeout != 120.0 else 600, args.path)
     sim = None
