@@ -278,3 +278,37 @@ def test_a_command_that_reached_the_board_garbled_is_told_apart():
     assert not garbled(cmd, inner + "AttributeError: 'module' object has no attribute 'nope'")
     assert not garbled(cmd, inner + "SyntaxError: invalid syntax")  # raised by the test itself
     assert not garbled(cmd, "")
+
+
+def test_deploy_writes_again_a_file_that_reads_back_wrong():
+    # Some boards lose bytes on a fast serial link without any error: deploy.Board.put reads
+    # every file back (size and checksum) and writes it again, up to `retries` more times.
+    _need_mpremote()
+    _tool()  # puts tools/ on sys.path
+    import deploy
+    from support import raises
+
+    class Flaky(deploy.Board):  # the board side, with no board: a dict as its filesystem
+        def __init__(self, bad_writes):
+            self.bad, self.fs, self.writes = bad_writes, {}, 0
+
+        def check_room(self, name, size):
+            pass
+
+        def expected(self, data):
+            return deploy.adler(data)
+
+        def write(self, name, data):
+            self.writes += 1
+            self.fs[name] = data[:-1] if self.writes <= self.bad else data  # a byte lost
+
+        def checksum(self, name):
+            return deploy.adler(self.fs[name])
+
+    log = []
+    b = Flaky(bad_writes=2)
+    assert b.put("a.py", b"x = 1\n", retries=3, log=log.append) == 3 and b.fs["a.py"] == b"x = 1\n"
+    assert len(log) == 2 and "try 1 failed (read back" in log[0], log
+    b = Flaky(bad_writes=9)
+    e = raises(deploy.DeployError, b.put, "a.py", b"x = 1\n", 2)
+    assert b.writes == 3 and "a.py" in str(e), (b.writes, str(e))
