@@ -80,3 +80,11 @@ def run(names):
 def report():
     print("%d passed, %d failed, %d skipped" % tuple(res))
     return res[1]
+
+
+if __name__ == "__main__":  # the unix port: micropython tests/mprun.py MODULE ... (tools/mpunix.py)
+    run(sys.argv[1:])
+    if not sum(res):
+        print("no tests ran")
+        res[1] += 1
+    sys.exit(1 if report() else 0)
