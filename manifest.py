@@ -16,3 +16,8 @@ module("ticketq_heap.py", base_path="lib")
 module("ticketq_softticks.py", base_path="lib")
 module("ticketq_ticks.py", base_path="lib")
 module("ticketq_wait.py", base_path="lib")
+# The viper hot path (ticketq_viper) compiles only where the port has a native emitter
+# (rp2, esp32, stm32, unix): include(".../manifest.py", viper=True) on those. Without it,
+# ticketq runs its bytecode path.
+if options.viper:
+    module("ticketq_viper.py", base_path="lib")

@@ -24,7 +24,7 @@
 # slices, closures, formatting, or ints outside -2**30 <= v < 2**30. Errors are raised as a
 # fresh instance when the heap allows it and as a preallocated one when it is locked
 # (ticketq_base._err).
-from ticketq_heap import up, down, promote, renumber, _int
+from ticketq_heap import up, down, _int
 from ticketq_base import QueueBase, QueueFull, QueueEmpty, _FULL, _EMPTY, _err
 
 try:
@@ -62,11 +62,7 @@ class TicketQueue(QueueBase):
         p = (1 - priority) << 29
         s = self._nxt
         if s >= self._lim:
-            # Keep tickets from the last quarter of the range exact; pack older ones.
-            w = renumber(self._k, n, s - (self._lim >> 2))
-            s -= w
-            w += self._nb
-            self._nb = w if w < 0 else w - _MASK - 1
+            s = self._renumber(n, s)
         self._nxt = s + 1
         self._n = n + 1
         up(self._k, self._d, n, p + s, job_id)
@@ -104,11 +100,16 @@ class TicketQueue(QueueBase):
         g = self.digest
         g = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ i
         self.digest = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ s ^ c << 28
-        if self.trace is not None:
-            self.trace.record(i, c, s, p)
-        if self.aging:
-            self._left -= 1
-            if self._left <= 0:
-                self._left = self.aging
-                promote(k, d, n)
+        if self.trace is not None or self.aging:
+            self._tail(i, c, s, p, n)
         return i
+
+
+# The hot path: viper where the port compiles it (ticketq_viper), this bytecode class where
+# it does not. PATH says which ("viper" or "bytecode"). To force the bytecode path, block
+# the module before the first import: sys.modules["ticketq_viper"] = None.
+PATH = "bytecode"
+try:
+    from ticketq_viper import TicketQueue, PATH
+except (ImportError, SyntaxError):  # no module (micro:bit), no emitter (the VM), CPython
+    pass
