@@ -2,7 +2,7 @@
 
 The queue (``ticketq.TicketQueue``) holds only job ids; the worker owns the id-to-job table
 and runs a job as ``fn(name)``. It admits a job with a priority class (LOW..CRITICAL, 0..3),
-runs the next ticket (highest class, then lowest sequence number; with aging, the queue's
+runs the next ticket (highest class, then the one pushed first; with aging, the queue's
 promotions apply), and when idle waits for new work with a ``ticketq_ticks.Deadline``.
 
 The job table is preallocated in ``__init__``: three tables of ``capacity + 2`` slots,

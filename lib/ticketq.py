@@ -3,7 +3,7 @@
 # docstrings are kept out because a micro:bit keeps them in RAM, comments cost nothing.
 #
 # A ticket is (job id, priority class, sequence number). The queue numbers tickets itself
-# at push time; no clock is ever read. Order: higher class first, then lower sequence.
+# at push time; no clock is ever read. Order: higher class first, then pushed first.
 # Storage: two array('i') of `capacity` slots (8 bytes a slot) allocated in __init__, kept
 # as a binary heap by ticketq_heap, where the key layout and the invariant are stated.
 #
@@ -58,8 +58,9 @@ class TicketQueue(QueueBase):
             raise _err(_FULL)
         # The free slot takes the id first and the class is shifted before anything changes:
         # an int-like object that passed the shifts but is no int fails here, queue unchanged.
+        # Bools and int subclasses pass the shifts and work as their int values from here.
         self._d[n] = job_id
-        p = (1 - priority) << 29
+        p = (-priority + 1) << 29  # not 1 - priority: MicroPython's int - int subclass fails
         s = self._nxt
         if s >= self._lim:
             s = self._renumber(n, s)

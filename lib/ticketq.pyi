@@ -5,7 +5,9 @@ sequence number itself at push time: a logical clock that starts at ``first_seq`
 goes up by one per push, modulo 2**30. It never reads a clock, so two boards that see the
 same pushes, pops and removes in the same order produce the same schedule.
 
-Order: higher priority class first; within a class, lower sequence number first (FIFO).
+Order: higher priority class first; within a class, the ticket pushed first (FIFO). Its
+sequence number is the lower one, except across the 2**30 wrap, where the oldest ticket
+has the higher number: "oldest" in these docs always means pushed first.
 This is FreeRTOS's rule for tasks of equal priority, and the ``[priority, count, task]``
 recipe of CPython's ``heapq`` notes; unlike Rust's ``heapless::BinaryHeap`` the order is
 total, so equal classes never pop in arbitrary order.
@@ -23,6 +25,22 @@ the caller keeps the id-to-job table. Under the lock a *bad argument* raises Mem
 instead of its TypeError/ValueError (the message cannot be built); the queue is unchanged
 all the same. QueueFull and QueueEmpty are raised as usual (preallocated).
 
+Integers (the one rule of the whole library: the queue, ``ticketq_ticks.Deadline``,
+``ticketq_audit``): an int argument may be an int, a bool or an int subclass (an IntEnum
+member), on every interpreter and in every method, and counts as its plain int value (the
+queue stores and returns plain ints). Anything else raises TypeError with the library's
+message naming the argument (``"priority must be int"``); an int out of range raises
+ValueError naming the range. On MicroPython, where ``isinstance(True, int)`` is False and
+int subclasses do not compare with ints, the library converts them itself.
+
+Hot paths (``PATH``): on ports with MicroPython's native emitter (rp2, esp32, stm32, the
+unix port) ``TicketQueue`` is the viper class of ``ticketq_viper`` (push, pop, peek and
+len as ``@micropython.viper`` code, ~10x the bytecode speed, docs/speed.md); elsewhere
+(the WebAssembly VM, the micro:bit, CPython, and a 64-bit unix port) it is the bytecode
+class. Both keep this contract exactly: same results, digest, errors, renumbering and
+aging, no allocation. To force the bytecode path (tests, benchmarks), block the viper
+module before the first ``import ticketq``: ``sys.modules["ticketq_viper"] = None``.
+
 Modules: ``ticketq`` (this API, and the hot half of the class: push, pop, peek, len)
 imports ``ticketq_heap`` (the heap on two arrays: key layout, sift-up/sift-down,
 renumbering) and then ``ticketq_base`` (the exceptions, construction, clear, full, remove,
@@ -35,6 +53,9 @@ LOW: int  # 0
 NORMAL: int  # 1
 HIGH: int  # 2
 CRITICAL: int  # 3: pops first
+
+PATH: str
+"""The hot path in use: ``"viper"`` (ticketq_viper) or ``"bytecode"``; see "Hot paths"."""
 
 
 class QueueFull(Exception):
@@ -65,13 +86,16 @@ class TicketQueue:
     assigning it breaks the queue (the arrays keep their size)."""
 
     aging: int
-    """Promote the oldest ticket below CRITICAL one class every ``aging`` pops; 0 = off."""
+    """Promote the oldest ticket (pushed first) below CRITICAL one class every ``aging`` pops;
+    0 = off. 0 <= aging <= 2**30 - 1 (a small int)."""
 
     last_priority: int
-    """Class (0..3) of the ticket the last pop() returned; -1 before the first pop."""
+    """Class (0..3) of the ticket the last pop() returned; -1 before the first pop since
+    construction or clear() (as the digest, it describes the schedule since then)."""
 
     last_seq: int
-    """Sequence number (0 <= s < 2**30) of the ticket the last pop() returned; -1 before."""
+    """Sequence number (0 <= s < 2**30) of the ticket the last pop() returned; -1 before the
+    first pop since construction or clear()."""
 
     digest: int
     """Schedule digest, 0 <= digest < 2**30: a pure function of the pops since construction
@@ -87,12 +111,12 @@ class TicketQueue:
         capacity: 1 <= capacity <= 2**24 slots (RAM is the real bound: 32 slots = 256 B).
         first_seq: the sequence number of the first push, 0 <= first_seq < 2**30. Lets a
             board that restores or mirrors a queue continue its sequence.
-        aging: 0 (default, strict priority) or N > 0: every N pops, the oldest queued
-            ticket below CRITICAL moves up one class (keeping its sequence number).
+        aging: 0 (default, strict priority) or 1 <= N <= 2**30 - 1: every N pops, the
+            oldest queued ticket (pushed first) below CRITICAL moves up one class (keeping
+            its sequence number).
 
-        Raises TypeError for a non-int, ValueError for a value out of range (bools count as
-        ints, on MicroPython too; so do int subclasses such as IntEnum members on CPython,
-        while MicroPython cannot compare its int subclasses with ints: TypeError there).
+        Raises TypeError for a non-int, ValueError for a value out of range (see
+        "Integers" in the module doc: bools and int subclasses count as their value).
         """
 
     def push(self, job_id: int, priority: int) -> int:
@@ -101,8 +125,8 @@ class TicketQueue:
         job_id: 0 <= job_id < 2**30; ids need not be unique.
         priority: LOW, NORMAL, HIGH or CRITICAL (0..3).
 
-        Raises TypeError (non-int; bools and int subclasses count as ints, as in __init__)
-        or ValueError (out of range) for bad input, QueueFull if ``len(q) == capacity``; in
+        Raises TypeError (non-int; bools and int subclasses count as their value, see
+        "Integers") or ValueError (out of range) for bad input, QueueFull if ``len(q) == capacity``; in
         every such case the queue is unchanged and no sequence number is used up. O(log n)
         sift-up; no allocation.
 
@@ -117,7 +141,8 @@ class TicketQueue:
         """
 
     def pop(self) -> int:
-        """Remove the next ticket (highest class, then lowest sequence); return its job id.
+        """Remove the next ticket (highest class, then the oldest: pushed first); return its
+        job id.
 
         Sets ``last_priority`` and ``last_seq`` to that ticket's class and sequence number
         and folds the ticket into ``digest``. With aging on, every ``aging``-th pop then
@@ -129,7 +154,7 @@ class TicketQueue:
         """Job id of the next ticket, not removed. Raises QueueEmpty. O(1); no allocation."""
 
     def remove(self, job_id: int) -> bool:
-        """Remove the oldest queued ticket (lowest sequence number) with this job id.
+        """Remove the oldest queued ticket (pushed first) with this job id.
 
         Returns True if one was removed, False if none is queued. The ticket that fills the
         hole is sifted up or down as it needs. Raises TypeError/ValueError for an id that
@@ -140,7 +165,10 @@ class TicketQueue:
         """True when ``len(q) == capacity``: the next push raises QueueFull."""
 
     def clear(self) -> None:
-        """Drop every ticket, reset digest and the aging count. The sequence goes on."""
+        """Drop every ticket; start a new schedule: ``digest`` back to its empty value,
+        ``last_priority`` and ``last_seq`` back to -1, the aging count restarted. The
+        sequence goes on (a logical clock never goes back): the next push gets the number
+        after the last one handed out. O(1); no allocation."""
 
     def __len__(self) -> int:
         """Number of queued tickets, 0..capacity. ``bool(q)`` is ``len(q) > 0``."""

@@ -10,8 +10,7 @@ class Trace:
     # A ring of the last `size` pops, preallocated: record() allocates nothing, so it can
     # stay attached to a queue on the hot path (q.trace = Trace(16)).
     def __init__(self, size):
-        _int(size, 1, 0x1000000, "trace size")  # as a queue's capacity: 9 B an entry
-        size = int(size)  # a bool is no size to MicroPython's bytearray()
+        size = _int(size, 1, 0x1000000, "trace size")  # as a queue's capacity: 9 B an entry
         self.size = size
         self._i = array("i", range(size))
         self._s = array("i", range(size))
@@ -81,6 +80,8 @@ def _describe(job_id, t):
 
 def explain(q, a, b):
     # Why the queued ticket with id a pops before or after the one with id b, in words.
+    a = _int(a, None, None, "a")
+    b = _int(b, None, None, "b")
     ta = _find(q, a)
     tb = _find(q, b)
     if ta is None or tb is None:
@@ -100,8 +101,9 @@ def max_wait(capacity, aging, cls):
     # Upper bound on the pops of other tickets that can come before a ticket of class
     # `cls` pops, whatever is pushed meanwhile (see ticketq_audit.pyi for the proof sketch).
     # None: unbounded (strict priority starves lower classes).
-    if not (0 <= cls <= 3 and capacity >= 1 and aging >= 0):
-        raise ValueError("max_wait(capacity >= 1, aging >= 0, cls 0..3)")
+    capacity = _int(capacity, 1, 0x1000000, "capacity")
+    aging = _int(aging, 0, 0x3FFFFFFF, "aging")
+    cls = _int(cls, 0, 3, "cls")
     if cls == 3:
         return capacity - 1
     if not aging:

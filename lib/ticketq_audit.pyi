@@ -26,8 +26,8 @@ class Trace:
     saturates at 2**30 - 1 so that it stays a small int and ``record`` never allocates."""
 
     def __init__(self, size: int) -> None:
-        """``size``: 1 <= size <= 2**24 entries. Raises TypeError for a non-int (bools and int
-        subclasses count as ints, as everywhere in ticketq), ValueError out of range."""
+        """``size``: 1 <= size <= 2**24 entries. Raises TypeError for a non-int, ValueError out
+        of range (ints, bools and int subclasses: the rule of ticketq.pyi, "Integers")."""
 
     def record(self, job_id: int, cls: int, seq: int, promoted: bool) -> None:
         """Called by ``TicketQueue.pop``: id (0..2**30-1), class (0..3), sequence number
@@ -48,16 +48,19 @@ def tickets(q: TicketQueue) -> List[Tuple[int, int, int]]:
 def explain(q: TicketQueue, a: int, b: int) -> str:
     """Why the queued ticket with job id ``a`` pops before or after the one with id ``b``, in
     words: their classes, sequence numbers, whether aging promoted them, and the rule that
-    decides (a higher class always pops first; within a class, the lower sequence number,
-    i.e. the earlier push). For an id queued more than once, the oldest ticket with it (the
-    one ``remove`` would take). Returns ``"job N is not queued"`` when one is missing (a
-    negative id never is).
+    decides (a higher class always pops first; within a class, the one pushed first, which
+    has the lower sequence number except across the 2**30 wrap). For an id queued more than
+    once, the oldest ticket (pushed first) with it, the one ``remove`` would take. Returns
+    ``"job N is not queued"`` when one is missing (a negative id never is). ``a`` and ``b``
+    follow ticketq.pyi's "Integers" rule (TypeError ``"a must be int"``), any int value.
     Allocates. O(n)."""
 
 
 def max_wait(capacity: int, aging: int, cls: int) -> Optional[int]:
     """Upper bound on the pops of *other* tickets that can come before a ticket of class
     ``cls`` (0..3) pops, whatever is pushed meanwhile; None where there is no bound.
+    ``capacity`` and ``aging`` take the constructor's ranges; TypeError/ValueError naming
+    the argument otherwise (ticketq.pyi, "Integers").
 
     - ``cls == 3`` (CRITICAL): ``capacity - 1``. Every ticket that pops first is older
       than it (FIFO in the top class, and a promoted ticket keeps its older sequence number),

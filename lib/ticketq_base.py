@@ -46,9 +46,9 @@ class QueueBase:
     # Not for use on its own: ticketq.TicketQueue adds push, pop, peek and len.
     # The fields (_k, _d, _n, _nxt, _nb, _lim: the sequence numbers) are explained there.
     def __init__(self, capacity, first_seq=0, aging=0):
-        _int(capacity, 1, 0x1000000, "capacity")
-        _int(first_seq, 0, 0x3FFFFFFF, "first_seq")
-        _int(aging, 0, 0x3FFFFFFF, "aging")
+        capacity = _int(capacity, 1, 0x1000000, "capacity")
+        first_seq = _int(first_seq, 0, 0x3FFFFFFF, "first_seq")
+        aging = _int(aging, 0, 0x3FFFFFFF, "aging")
         self.capacity = capacity
         self.aging = aging
         self._k = array("i", range(capacity))
@@ -93,7 +93,7 @@ class QueueBase:
 
     def remove(self, job_id):
         # The oldest ticket with this id: O(n) search, O(log n) repair.
-        _int(job_id, 0, 0x3FFFFFFF, "job id")
+        job_id = _int(job_id, 0, 0x3FFFFFFF, "job id")
         j = oldest(self._k, self._d, self._n, job_id)
         if j < 0:
             return False

@@ -30,8 +30,10 @@ class Deadline:
     def rearm(self, timeout_ms):
         t = timeout_ms
         if t is not None:
-            if type(t) is not int:
+            # ints, bools and int subclasses count as their int value (ticketq.pyi, "Integers")
+            if not isinstance(t, int) and type(t) is not bool:
                 raise TypeError("timeout_ms: int or None")
+            t = int(t)
             if not -0x20000000 < t < 0x20000000:
                 raise ValueError("timeout_ms: |t| < 2**29")
             # A timeout <= 0 is due now (never "forever"), exactly as Zephyr's K_NO_WAIT.

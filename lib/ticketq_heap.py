@@ -64,8 +64,9 @@ def delete(k, d, n, j):
 
 
 def oldest(k, d, n, v):
-    # Slot of the oldest ticket (lowest sequence) with job id v, or, for v < 0, of the
-    # oldest ticket below the top class; -1 if there is none. O(n).
+    # Slot of the oldest ticket (pushed first: the lowest internal sequence, which unlike
+    # the outside number never wraps) with job id v, or, for v < 0, of the oldest ticket
+    # below the top class; -1 if there is none. O(n).
     j = -1
     b = 0x20000000
     for i in range(n):
@@ -117,12 +118,18 @@ def renumber(k, n, w):
 
 
 def _int(v, lo, hi, what):
-    # One checker for every argument of ticketq.TicketQueue: uniform messages, and a small
-    # library (each distinct message string costs RAM on a micro:bit). It lives here, not in
-    # ticketq_base, because on the micro:bit the module compiled last has the least room:
-    # measured, `import ticketq` then tolerates ~700 B of the user's objects instead of ~500.
-    # Any int, int subclasses (IntEnum) included, and bools, which are ints in CPython.
+    # One checker for the int arguments of ticketq (the queue, ticketq_audit): uniform
+    # messages, and a small library (each distinct message string costs RAM on a micro:bit).
+    # It lives here, not in ticketq_base, because on the micro:bit the module compiled last
+    # has the least room: measured, `import ticketq` then tolerates ~700 B of the user's
+    # objects instead of ~500.
+    # The rule (ticketq.pyi, "Integers"): any int, bool or int subclass (an IntEnum member)
+    # counts as its plain int value, which is returned; MicroPython's isinstance(True, int)
+    # is False, and its int subclasses do not compare with ints, hence the bool test and
+    # the conversion before the range check. lo None: no range.
     if not isinstance(v, int) and type(v) is not bool:
         raise TypeError(what + " must be int")
-    if not lo <= v <= hi:
+    v = int(v)
+    if lo is not None and not lo <= v <= hi:
         raise ValueError("%s must be %d..%d" % (what, lo, hi))
+    return v

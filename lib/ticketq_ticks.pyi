@@ -128,8 +128,9 @@ class Deadline:
     * ``None``: never expires; ``remaining()`` returns None.
     * ``|timeout_ms| >= 2**29`` (6.2 days): ValueError, never silently shortened, since
       ``ticks_diff`` cannot tell a later tick from an earlier one beyond that.
-    * not an int (float, bool, str): TypeError. Whole ms only: float arithmetic allocates
-      on MicroPython.
+    * not an int (float, str): TypeError. Whole ms only: float arithmetic allocates on
+      MicroPython. A bool or an int subclass counts as its int value (the library's one
+      rule, ticketq.pyi, "Integers").
 
     ``clock``: any object with ``ticks_ms()`` and ``sleep_ms(ms)`` (see FakeClock);
     None = the real tick counter. Exposed read-only as ``clock``.

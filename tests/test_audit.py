@@ -93,3 +93,25 @@ def test_an_attached_trace_records_without_allocating():
     if err is not None:
         raise err
     assert q.trace.count == 196 and len(q.trace.entries()) == 3, (q.trace.count, q.trace.entries())
+
+
+def test_the_int_rule_in_the_audit():
+    # ticketq.pyi, "Integers": as in the queue, bools and int subclasses count as their
+    # value, anything else is a TypeError naming the argument.
+    from ticketq import TicketQueue, HIGH
+    from ticketq_audit import Trace, explain, max_wait
+    from support import raises
+
+    class Num(int):
+        pass
+
+    q = TicketQueue(4)
+    q.push(1, HIGH)
+    q.push(2, HIGH)
+    assert explain(q, Num(1), Num(2)) == explain(q, 1, 2) and "Job 1 pops first" in explain(q, 1, 2)
+    assert explain(q, Num(5), 1) == "job 5 is not queued"
+    assert str(raises(TypeError, explain, q, "1", 2)) == "a must be int"
+    assert str(raises(TypeError, explain, q, 1, 2.0)) == "b must be int"
+    assert Trace(Num(2)).size == 2 and type(Trace(Num(2)).size) is int
+    assert max_wait(Num(8), Num(0), Num(3)) == 7 and max_wait(8, True, 3) == 7
+    assert str(raises(TypeError, max_wait, 8, 1, "3")) == "cls must be int"

@@ -12,9 +12,26 @@ def test_bad_timeouts_are_refused_clearly():
     for t in (HALF, -HALF, HALF + 1, 2 * HALF, 2 ** 40, -(2 ** 40)):
         e = raises(ValueError, Deadline, t, c)
         assert "2**29" in str(e)
-    for t in (1.5, 100.0, "100", True, [1]):
+    for t in (1.5, 100.0, "100", b"100", [1]):
         e = raises(TypeError, Deadline, t, c)
         assert "int" in str(e)
+
+
+class Num(int):
+    pass
+
+
+def test_bools_and_int_subclasses_are_ints():
+    # ticketq.pyi, "Integers": the rule of the whole library (Deadline once refused bools
+    # where the queue took them).
+    c = FakeClock(-100)
+    assert Deadline(True, c).remaining() == 1 and Deadline(False, c).expired()
+    d = Deadline(Num(50), c)
+    assert d.remaining() == 50 and type(d.remaining()) is int
+    d.rearm(Num(-1))
+    assert d.expired()
+    e = raises(ValueError, Deadline, Num(HALF), c)
+    assert "2**29" in str(e)
 
 
 def test_expiry_is_latched_past_half_the_ring():

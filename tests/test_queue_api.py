@@ -19,3 +19,16 @@ def test_peek_len_bool_full_capacity_clear():
 def test_last_fields_before_any_pop():
     q = TicketQueue(2)
     assert (q.last_priority, q.last_seq) == (-1, -1)
+
+
+def test_clear_starts_a_new_schedule():
+    # ticketq.pyi: clear() resets digest and last_* (they describe the pops since
+    # construction or clear()); the sequence goes on.
+    q = TicketQueue(2)
+    d0 = q.digest
+    q.push(5, CRITICAL)
+    q.pop()
+    assert (q.last_priority, q.last_seq) == (CRITICAL, 0) and q.digest != d0
+    q.clear()
+    assert (q.last_priority, q.last_seq, q.digest) == (-1, -1, d0)
+    assert q.push(5, LOW) == 1

@@ -5,6 +5,8 @@
     python3 tools/mpunix.py                       # every tests/test_*.py
     python3 tools/mpunix.py test_queue_order      # chosen modules
     python3 tools/mpunix.py --where               # which interpreter it would use, and why
+    python3 tools/mpunix.py --bytecode ...        # ticketq's bytecode path forced (the
+                                                  # default there is the viper one)
 
 The interpreter is, in this order: $MICROPYTHON, `micropython` on PATH, or
 `../shared/micropython/micropython` beside this repository (a 32-bit build, v1.29-preview:
@@ -54,10 +56,10 @@ def micropypath(extra=()):
     return ":".join(dirs + [os.path.abspath(d) for d in extra])
 
 
-def run(modules, timeout=300, paths=(), exe=None):
+def run(modules, timeout=300, paths=(), exe=None, bytecode=False):
     exe = exe or find()[0]
     env = dict(os.environ, MICROPYPATH=micropypath(paths))
-    cmd = [exe, os.path.join(TESTS, "mprun.py")] + list(modules)
+    cmd = [exe, os.path.join(TESTS, "mprun.py")] + (["--bytecode"] if bytecode else []) + list(modules)
     try:
         return subprocess.call(cmd, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -72,6 +74,8 @@ def main(argv=None):
     p.add_argument("--skip-missing", action="store_true", help="no interpreter: say so, exit 0")
     p.add_argument("--path", action="append", default=[], help="another folder of modules")
     p.add_argument("--timeout", type=float, default=300.0)
+    p.add_argument("--bytecode", action="store_true",
+                   help="force ticketq's bytecode path (block ticketq_viper: ticketq.pyi, Hot paths)")
     a = p.parse_args(argv)
     if not a.timeout > 0:
         p.error("--timeout must be > 0 seconds")
@@ -83,12 +87,13 @@ def main(argv=None):
     probe = "import sys; print('%d.%d.%d' % sys.implementation.version[:3], 32 if sys.maxsize < 2**32 else 64)"
     version = subprocess.run([exe, "-c", probe], capture_output=True, text=True).stdout.split()
     version = "%s, %s-bit" % tuple(version) if len(version) == 2 else "(version unknown)"
-    print("== MicroPython unix port %s (%s): %s" % (version, how, exe), flush=True)
+    print("== MicroPython unix port %s (%s): %s; ticketq's %s path" % (
+        version, how, exe, "bytecode path forced, not the viper" if a.bytecode else "default (viper)"), flush=True)
     if a.where:
         return 0
     mods = a.modules or sorted(f[:-3] for f in os.listdir(TESTS)
                                if f.startswith("test_") and f.endswith(".py"))
-    return run(mods, a.timeout, a.path, exe)
+    return run(mods, a.timeout, a.path, exe, a.bytecode)
 
 
 if __name__ == "__main__":
