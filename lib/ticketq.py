@@ -24,7 +24,7 @@
 # slices, closures, formatting, or ints outside -2**30 <= v < 2**30. Errors are raised as a
 # fresh instance when the heap allows it and as a preallocated one when it is locked
 # (ticketq_base._err).
-from ticketq_heap import up, down, _int
+from ticketq_heap import up, down, promote, renumber, _int
 from ticketq_base import QueueBase, QueueFull, QueueEmpty, _FULL, _EMPTY, _err
 
 try:
@@ -63,7 +63,11 @@ class TicketQueue(QueueBase):
         p = (-priority + 1) << 29  # not 1 - priority: MicroPython's int - int subclass fails
         s = self._nxt
         if s >= self._lim:
-            s = self._renumber(n, s)
+            # Keep tickets from the last quarter of the range exact; pack older ones.
+            w = renumber(self._k, n, s - (self._lim >> 2))
+            s -= w
+            w += self._nb
+            self._nb = w if w < 0 else w - _MASK - 1
         self._nxt = s + 1
         self._n = n + 1
         up(self._k, self._d, n, p + s, job_id)
@@ -101,8 +105,13 @@ class TicketQueue(QueueBase):
         g = self.digest
         g = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ i
         self.digest = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ s ^ c << 28
-        if self.trace is not None or self.aging:
-            self._tail(i, c, s, p, n)
+        if self.trace is not None:
+            self.trace.record(i, c, s, p)
+        if self.aging:
+            self._left -= 1
+            if self._left <= 0:
+                self._left = self.aging
+                promote(k, d, n)
         return i
 
 

@@ -11,7 +11,7 @@
 # keeps ~300 B more for itself). The hot path (push, pop, peek, len) is in
 # ticketq.py, the subclass, so its method lookups stop at the first class dictionary.
 from array import array
-from ticketq_heap import delete, oldest, promote, renumber, _int
+from ticketq_heap import delete, oldest, _int
 
 # Plain numbers, no const() here: each name would cost this module RAM on a micro:bit.
 #   0x3FFFFFFF  2**30 - 1, the largest sequence number and job id
@@ -67,26 +67,6 @@ class QueueBase:
         self.digest = _DIG0
         self.last_priority = -1
         self.last_seq = -1
-
-    def _renumber(self, n, s):
-        # push: the internal counter s reached _lim. Keep tickets from the last quarter of
-        # the range exact, pack older ones (ticketq_heap.renumber); returns the new s.
-        w = renumber(self._k, n, s - (self._lim >> 2))
-        s -= w
-        w += self._nb
-        self._nb = w if w < 0 else w - 0x3FFFFFFF - 1
-        return s
-
-    def _tail(self, i, c, s, p, n):
-        # pop, when a trace is attached or aging is on: record the pop, count down to the
-        # next promotion (n tickets are left).
-        if self.trace is not None:
-            self.trace.record(i, c, s, p)
-        if self.aging:
-            self._left -= 1
-            if self._left <= 0:
-                self._left = self.aging
-                promote(self._k, self._d, n)
 
     def full(self):
         return self._n >= self.capacity

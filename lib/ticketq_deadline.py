@@ -33,7 +33,7 @@ class Deadline:
             # ints, bools and int subclasses count as their int value (ticketq.pyi, "Integers")
             if not isinstance(t, int) and type(t) is not bool:
                 raise TypeError("timeout_ms: int or None")
-            t = int(t)
+            t = t + 0  # the plain int: int(t) fails for int subclasses on MicroPython 1.9
             if not -0x20000000 < t < 0x20000000:
                 raise ValueError("timeout_ms: |t| < 2**29")
             # A timeout <= 0 is due now (never "forever"), exactly as Zephyr's K_NO_WAIT.

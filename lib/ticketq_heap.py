@@ -126,10 +126,11 @@ def _int(v, lo, hi, what):
     # The rule (ticketq.pyi, "Integers"): any int, bool or int subclass (an IntEnum member)
     # counts as its plain int value, which is returned; MicroPython's isinstance(True, int)
     # is False, and its int subclasses do not compare with ints, hence the bool test and
-    # the conversion before the range check. lo None: no range.
+    # the conversion before the range check (v + 0, as int(v) fails for an int subclass on
+    # MicroPython 1.9). lo None: no range.
     if not isinstance(v, int) and type(v) is not bool:
         raise TypeError(what + " must be int")
-    v = int(v)
+    v = v + 0
     if lo is not None and not lo <= v <= hi:
         raise ValueError("%s must be %d..%d" % (what, lo, hi))
     return v

@@ -28,7 +28,7 @@ import micropython  # ImportError on CPython
 from micropython import const
 from array import array
 from ticketq import TicketQueue as BytecodeQueue
-from ticketq_heap import _int
+from ticketq_heap import promote, renumber, _int
 from ticketq_base import _err, _FULL, _EMPTY
 
 PATH = "viper"
@@ -91,6 +91,28 @@ class TicketQueue(BytecodeQueue):
     last_priority = _slot(_LP)
     last_seq = _slot(_LS)
     _left = _slot(_LEFT)
+
+    # The rare parts of push and pop, as ticketq.py has them inline (its bytecode pop and
+    # push are kept flat for the micro:bit's 1.8 KB C stack).
+    def _renumber(self, n, s):
+        # the internal counter s reached _lim: keep tickets from the last quarter of the
+        # range exact, pack older ones; returns the new s
+        w = renumber(self._k, n, s - (self._lim >> 2))
+        s -= w
+        w += self._nb
+        self._nb = w if w < 0 else w - _MASK - 1
+        return s
+
+    def _tail(self, i, c, s, p, n):
+        # a trace is attached or aging is on: record the pop, count down to a promotion
+        if self._tr is not None:
+            self._tr.record(i, c, s, p)
+        a = self._s[_AGE]
+        if a:
+            self._left -= 1
+            if self._left <= 0:
+                self._left = a
+                promote(self._k, self._d, n)
 
     def _flag(self):
         self._s[_SLOW] = 1 if self._tr is not None or self._s[_AGE] else 0
