@@ -217,7 +217,7 @@ def payload(item, bytecode=None, march=None):
     return data
 
 
-HOST_ONLY = ("FILES", "TESTS")  # profile constants that only the host tools read
+HOST_ONLY = ("FILES", "TESTS", "MARCH")  # profile constants that only the host tools read
 
 
 def profile_for_board(text, filename="board.py"):
