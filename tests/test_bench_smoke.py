@@ -64,3 +64,39 @@ def test_quick_benchmark_writes_the_tables(tmp_path=None):
     targets = table(md, "target")
     assert targets[0] == ["target", "measured", "status"]
     assert any("native 32-bit MicroPython" in r[0] for r in targets)
+
+
+def test_quick_benchmark_on_the_unix_port_has_both_paths():
+    # The unix port's section: the default (viper) and the bytecode path side by side, and
+    # issue 12's target rows, filled in. Never a speed threshold (see above).
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(root, "tools"))
+    import mpunix
+
+    if mpunix.find()[0] is None:
+        skip("no MicroPython unix port here (tools/mpunix.py --where)")
+    out = tempfile.mkdtemp()
+    p = subprocess.run([sys.executable, os.path.join(root, "tools", "bench", "run.py"), "--quick", "--interp",
+                        "unix", "--no-plot", "--out", out], capture_output=True, text=True, timeout=300, cwd=root)
+    assert p.returncode == 0, p.stderr[-2000:]
+    md = open(os.path.join(out, "BENCHMARKS.md")).read()
+    assert "## MicroPython unix port (32-bit)" in md and "ticketq.PATH 'viper' by default" in md
+    rows = table(md, "implementation")
+    assert [r[0] for r in rows[2:4]] == ["ticketq.TicketQueue", "ticketq, bytecode path forced"]
+    assert all(float(cell) > 0 for r in rows[2:] for cell in r[1:])
+    targets = {r[0]: r for r in table(md, "target")[2:]}
+    for label in targets:
+        assert targets[label][2] != "not run", targets[label]
+    unix = [l for l in targets if l.startswith("native 32-bit MicroPython (unix port)")]
+    assert len(unix) == 2 and "default path (viper)" in unix[0] and "bytecode path forced" in unix[1]
+    for l in unix:
+        assert "x heapq with tuples" in targets[l][1] and targets[l][2].split(" ")[0] in ("met", "not")
+    zero = [l for l in targets if l.startswith("0 B allocated") and "unix port" in l]
+    assert len(zero) == 2 and all(targets[l][2] == "met" for l in zero)

@@ -5,14 +5,18 @@
                                                    # BENCHMARKS.md, docs/bench.png and
                                                    # tools/bench/results.json
     .venv/bin/python tools/bench/run.py --quick    # seconds-long smoke run into build/bench/
-    options: --interp cpython,vm,microbit  --out DIR  --no-plot
+    options: --interp cpython,vm,unix,microbit  --out DIR  --no-plot
 
 The kernels are in tools/bench/tqbench.py, one module that runs unchanged on CPython, the
-MicroPython WebAssembly VM and the micro:bit. This script sends them snippets through three
-drivers that all run "a list of snippets in one namespace, each one's printed output back":
+MicroPython WebAssembly VM, the MicroPython unix port and the micro:bit. This script sends
+them snippets through four drivers that all run "a list of snippets in one namespace, each
+one's printed output back":
   cpython   a fresh `python -B tools/bench/cpy_worker.py`
   vm        `node tools/bench/vm.mjs` (one runPython call per snippet: that port frees
             garbage only between calls, so each timed section and memory reading gets one)
+  unix      `micropython tools/bench/mp_worker.py`: the 32-bit unix port that tools/mpunix.py
+            finds (viper and native emitters, like rp2/esp32/stm32 boards), with both of
+            ticketq's hot paths side by side: the default (viper) and the bytecode class
   microbit  an emulated BBC micro:bit v1 (tools/emu.py: QEMU + MicroPython 1.9.2) over
             mpremote; sources are uploaded stripped, and only what a phase needs
             (tools/bench/shake.py), because the board has ~9.7 KB of heap
@@ -38,6 +42,7 @@ import shake  # noqa: E402
 
 NAMES = {
     "tq": "ticketq.TicketQueue",
+    "tqb": "ticketq, bytecode path forced",
     "hqt": "heapq, (class, seq, id) tuples",
     "hqi": "heapq, packed ints (C floor)",
     "pq": "queue.PriorityQueue",
@@ -47,8 +52,11 @@ NAMES = {
 TITLES = {
     "cpython": "CPython",
     "vm": "MicroPython WebAssembly VM",
+    "unix": "MicroPython unix port (32-bit)",
     "microbit": "micro:bit v1, emulated",
 }
+ORDER = ("cpython", "vm", "unix", "microbit")
+MICROPYTHONS = ("vm", "unix", "microbit")
 
 
 def fills(cap):
@@ -69,6 +77,10 @@ def config(interp, quick):
     if interp == "vm":
         # 3000 pairs a call: a tuple baseline's garbage (96 KB) fits the free heap
         c.update(impls=["tq", "hqt", "hqi", "sl", "ph"], n=3000, warm=5000, long_n=20000)
+    if interp == "unix":
+        # 20000 pairs a section, as issue 12 measured: the tuple baselines' garbage (640 KB)
+        # fills the port's 1 MB heap, so their sections include the collections they cause
+        c.update(impls=["tq", "tqb", "hqt", "hqi", "sl", "ph"], n=20000, reps=7, warm=20000)
     if quick:
         c.update(sweep=(0, 16, 128, 512, 1023), n=c["n"] // 10, reps=3, warm=c["warm"] // 10,
                  long_n=0)
@@ -144,21 +156,25 @@ def alloc_steps(c, impls=None, ops=True):
             X("print(min([M.alloc(M.t_%s,S,%d,%d) for _ in range(3)]))" % (x, k, h + k), ("a", x)),
             X("S=None"),
         ]
-    if ops and "tq" in impls:
-        steps += op_steps(c)
+    for x in ("tq", "tqb"):
+        if ops and x in impls:
+            steps += op_steps(c, x)
     return steps
 
 
-def op_steps(c):
+def op_steps(c, x="tq"):
+    """Bytes per single push, peek, remove, pop of ticketq (x: tq, or tqb for the bytecode
+    path where the default is viper; tagged "op" and "opb")."""
     cap, k = c["mem_cap"], c["k"]
+    tag = "op" if x == "tq" else "opb"
     steps = []
     for rnd in (0, 1):
         steps += [
-            X("S=M.mk_tq(%d,0)" % cap),
-            X("print(M.alloc(M.k_push,S,%d,0))" % k, ("op", "push", rnd, k)),
-            X("print(M.alloc(M.k_peek,S,%d,0))" % k, ("op", "peek", rnd, k)),
-            X("print(M.alloc(M.k_remove,S,%d,0))" % (k // 2), ("op", "remove", rnd, k // 2)),
-            X("print(M.alloc(M.k_pop,S,%d,0))" % (k // 2), ("op", "pop", rnd, k // 2)),
+            X("S=M.mk_%s(%d,0)" % (x, cap)),
+            X("print(M.alloc(M.k_push,S,%d,0))" % k, (tag, "push", rnd, k)),
+            X("print(M.alloc(M.k_peek,S,%d,0))" % k, (tag, "peek", rnd, k)),
+            X("print(M.alloc(M.k_remove,S,%d,0))" % (k // 2), (tag, "remove", rnd, k // 2)),
+            X("print(M.alloc(M.k_pop,S,%d,0))" % (k // 2), (tag, "pop", rnd, k // 2)),
             X("S=None"),
         ]
     return steps
@@ -207,6 +223,7 @@ def host_plan(interp, c):
                "sys.implementation.version[:3]),sys.platform)))")
     steps = imp + [
         X(ver, ("ver",)),
+        X("print(repr(ticketq.PATH))", ("path",)),
         X("import tqbench as M\nA=0;S=None\n" + ";".join("S_%s=None" % x for x in c["impls"])),
         X("print(repr((M.BISECT,M.NS)))", ("env",)),
     ]
@@ -272,8 +289,32 @@ class RunError(RuntimeError):
     pass
 
 
+def run_unix(steps, timeout):
+    """Run the "x" steps on the MicroPython unix port in one batch; [(step, ok, text)]."""
+    import mpunix
+
+    exe, how = mpunix.find()
+    if exe is None:
+        raise RunError("no MicroPython unix port: %s" % how)
+    env = dict(os.environ, MICROPYPATH=":".join([".frozen", os.path.join(ROOT, "lib"), HERE]))
+    p = subprocess.run([exe, os.path.join(HERE, "mp_worker.py")], input=json.dumps([s[1] for s in steps]),
+                       capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
+    if p.returncode:
+        raise RunError("%s exited %d: %s" % (exe, p.returncode, (p.stderr or p.stdout).strip()[-800:]))
+    out = {}
+    for part in p.stdout.split("\x02")[1:]:
+        head, _, rest = part.partition("\n")
+        text, _, status = rest.rpartition("\x03")
+        out[int(head)] = (status.startswith("ok"), text if status.startswith("ok") else text + status[4:])
+    if len(out) != len(steps):
+        raise RunError("the unix port answered %d of %d steps" % (len(out), len(steps)))
+    return [(s, out[i][0], out[i][1]) for i, s in enumerate(steps)]
+
+
 def run_host(interp, steps, timeout):
     """Run the "x" steps on CPython or the VM in one batch; [(step, ok, text)]."""
+    if interp == "unix":
+        return run_unix(steps, timeout)
     codes = [s[1] for s in steps]
     if interp == "cpython":
         cmd = [sys.executable, "-B", os.path.join(HERE, "cpy_worker.py")]
@@ -338,7 +379,8 @@ def run_microbit(steps, log):
 
 def collect(interp, c, results):
     """The raw outputs, parsed: {"t": {(x, cap, fill): [(none, t), ...]}, ...}."""
-    R = {"t": {}, "memerr": set(), "long": {}, "a": {}, "a0": {}, "op": {}, "op0": {}, "s": {}, "errors": [], "misc": {}}
+    R = {"t": {}, "memerr": set(), "long": {}, "a": {}, "a0": {}, "op": {}, "op0": {}, "opb": {}, "opb0": {},
+         "s": {}, "errors": [], "misc": {}}
     for step, ok, text in results:
         tag = step[2] if step[0] == "x" else None
         if not tag:
@@ -365,11 +407,8 @@ def collect(interp, c, results):
                 R["long"].setdefault(tag[1], []).append(v)
         elif kind in ("a", "a0"):
             R[kind][tag[1]] = v
-        elif kind == "op":
-            if tag[2] == 1:
-                R["op"][tag[1]] = (v, tag[3])
-            else:
-                R["op0"][tag[1]] = (v, tag[3])
+        elif kind in ("op", "opb"):
+            R[kind if tag[2] == 1 else kind + "0"][tag[1]] = (v, tag[3])
         elif kind == "s":
             R["s"][(tag[1], tag[2])] = v
         else:
@@ -408,6 +447,7 @@ def analyse(interp, c, R):
             A["alloc"][x] = ((a[0] - a0[0]) / c["k"], (a[1] - a0[1]) / c["k"])
     A["ops"] = {op: (v[0] / k, v[1] / k) for op, (v, k) in R["op"].items()}
     A["ops_first"] = {op: (v[0] / k, v[1] / k) for op, (v, k) in R["op0"].items()}
+    A["ops_b"] = {op: (v[0] / k, v[1] / k) for op, (v, k) in R["opb"].items()}
     A["storage"] = {}
     m = c["mem_cap"]
     for x in c["impls"]:
@@ -421,21 +461,21 @@ def analyse(interp, c, R):
 def fmt_ratio(v):
     if v is None:
         return "—"
-    return "%.2f" % v if v < 10 else "%.1f" % v
+    return "%.3f" % v if v < 0.1 else "%.2f" % v if v < 10 else "%.1f" % v
 
 
 def fill_name(cap, fill):
     return "%d · %d" % (cap, fill)
 
 
-def speedups(c, A, other):
-    """baseline... ticketq speed-up over `other` (other time / ticketq time) per table cell."""
+def speedups(c, A, other, x="tq"):
+    """ticketq's (x's) speed-up over `other` (other time / x's time) per table cell."""
     out = {}
     for cap in c["caps"]:
         for f in fills(cap):
-            if ("tq", cap, f) in A["memerr"] or (other, cap, f) in A["memerr"]:
+            if (x, cap, f) in A["memerr"] or (other, cap, f) in A["memerr"]:
                 continue
-            t = A["pp"].get(("tq", cap, f))
+            t = A["pp"].get((x, cap, f))
             o = A["pp"].get((other, cap, f))
             if t and o:
                 out[(cap, f)] = o / t
@@ -488,13 +528,14 @@ def memory_table(interp, c, A):
     return "\n".join(rows)
 
 
-def ops_line(interp, A):
-    if not A["ops"]:
+def ops_line(interp, A, key="ops"):
+    ops = A.get(key)
+    if not ops:
         return "not measured"
     if interp == "cpython":
-        return ", ".join("%s %s B" % (op, b(A["ops"][op][1])) for op in ("push", "pop", "peek", "remove")
-                         if op in A["ops"]) + " (tracemalloc peak per operation, CPython boxes ints)"
-    return ", ".join("%s %s B" % (op, b(A["ops"][op][0])) for op in ("push", "pop", "peek", "remove") if op in A["ops"])
+        return ", ".join("%s %s B" % (op, b(ops[op][1])) for op in ("push", "pop", "peek", "remove")
+                         if op in ops) + " (tracemalloc peak per operation, CPython boxes ints)"
+    return ", ".join("%s %s B" % (op, b(ops[op][0])) for op in ("push", "pop", "peek", "remove") if op in ops)
 
 
 # ---------------------------------------------------------------- report
@@ -537,6 +578,9 @@ def interp_version(interp, R, info):
     if interp == "vm":
         return "MicroPython %s (%s, npm @micropython/micropython-webassembly-pyscript %s) under Node %s" % (
             v[1] if v else "?", v[2] if v else "?", info.get("vm_pkg", "?"), info.get("node", "?"))
+    if interp == "unix":
+        return "MicroPython %s (%s port, 32-bit x86 build of ../shared/micropython, default 1 MB heap); " \
+               "ticketq.PATH %r by default" % (v[1] if v else "?", v[2] if v else "?", R["misc"].get("path"))
     return "MicroPython %s on %s (%s), in %s" % (
         v[1] if v else "?", v[2] if v else "?", info.get("firmware", "?"), info.get("qemu", "QEMU"))
 
@@ -544,21 +588,25 @@ def interp_version(interp, R, info):
 def headline(runs):
     """The ratios README quotes, as Markdown bullets."""
     out = []
-    for interp in ("cpython", "vm", "microbit"):
+    for interp in ORDER:
         if interp not in runs or "A" not in runs[interp]:
             continue
         c, A = runs[interp]["c"], runs[interp]["A"]
-        sp = speedups(c, A, c["base"])
-        mid = c["caps"][len(c["caps"]) // 2] if len(c["caps"]) > 1 else c["caps"][0]
-        m = sp.get((mid, mid // 2))
-        line = "**%s**: ticketq is %s the speed of %s (%s at %d queued of %d)" % (
-            TITLES[interp], span(sp), NAMES[c["base"]], "%.2fx" % m if m else "—", mid // 2, mid)
-        if interp != "microbit":
-            fl = speedups(c, A, "hqi")
-            line += "; %s of the C-speed floor (heapq on ints)" % span(fl)
-        else:
-            line += "; %s of the sorted list" % span(speedups(c, A, "sl"))
-        out.append("- " + line + ".")
+        for x in [y for y in ("tq", "tqb") if y in c["impls"]]:
+            sp = speedups(c, A, c["base"], x)
+            mid = c["caps"][len(c["caps"]) // 2] if len(c["caps"]) > 1 else c["caps"][0]
+            m = sp.get((mid, mid // 2))
+            who = "ticketq" if x == "tq" else "ticketq with the bytecode path forced"
+            if x == "tq" and interp == "unix":
+                who = "ticketq (its default, %s path)" % runs[interp]["R"]["misc"].get("path")
+            line = "**%s**: %s is %s the speed of %s (%s at %d queued of %d)" % (
+                TITLES[interp], who, span(sp), NAMES[c["base"]], "%.2fx" % m if m else "—", mid // 2, mid)
+            if interp != "microbit":
+                fl = speedups(c, A, "hqi", x)
+                line += "; %s of the C-speed floor (heapq on ints)" % span(fl)
+            else:
+                line += "; %s of the sorted list" % span(speedups(c, A, "sl"))
+            out.append("- " + line + ".")
     mb = runs.get("microbit", {}).get("R")
     if mb:
         capq = mb["misc"].get(("cap", "tq"))
@@ -570,11 +618,13 @@ def headline(runs):
                        "tuple heap alone before MemoryError, or %s entries with the library loaded "
                        "too." % (capq, (mb["misc"]["imp1"][0] - mb["misc"]["imp0"][0])
                                  if mb["misc"].get("imp1") and mb["misc"].get("imp0") else "?", capp, capl))
-    for interp in ("vm", "microbit"):
+    for interp in MICROPYTHONS:
         if interp in runs and "A" in runs[interp]:
-            ops = runs[interp]["A"]["ops"]
-            if ops:
-                out.append("- **%s**: bytes allocated per ticketq operation: %s." % (TITLES[interp], ops_line(interp, runs[interp]["A"])))
+            A = runs[interp]["A"]
+            if A["ops"]:
+                out.append("- **%s**: bytes allocated per ticketq operation: %s%s." % (
+                    TITLES[interp], ops_line(interp, A),
+                    "; bytecode path forced: %s" % ops_line(interp, A, "ops_b") if A.get("ops_b") else ""))
     return out
 
 
@@ -589,6 +639,37 @@ def _speed_row(label, sp, bar):
     return "| %s | %s | %s |" % (label, span(sp), status)
 
 
+def _pair(A, x, cap, fill):
+    """(x's speed-up over heapq with tuples, x's time in multiples of the C floor's) in a cell."""
+    t, h, f = (A["pp"].get((y, cap, fill)) for y in (x, "hqt", "hqi"))
+    return (h / t if t and h else None, t / f if t and f else None)
+
+
+def _unix_row(runs, x, fast, slow, path):
+    # issue 12 on the unix port, 128 queued of 256: >= fast x heapq-tuples, <= slow x C floor
+    label = ("native 32-bit MicroPython (unix port), %s: >= %dx heapq with tuples and <= %dx the "
+             "C floor, at 128 queued" % (path, fast, slow))
+    r = runs.get("unix", {})
+    if "A" not in r or x not in r["c"]["impls"]:
+        return "| %s | %s | not run |" % (label, r.get("error", "no unix port run") if r else "no unix port run")
+    sp, fl = _pair(r["A"], x, 256, 128)
+    if sp is None or fl is None:
+        return "| %s | — | not measured |" % label
+    met = sp >= fast and fl <= slow
+    return "| %s | %.1fx heapq with tuples, %.2fx the C floor's time | %s |" % (
+        label, sp, fl, "met" if met else "not met (%s)" % " and ".join(
+            w for w, bad in (("speed-up", sp < fast), ("C floor", fl > slow)) if bad))
+
+
+def _ops_row(interp, A, key, label):
+    ops = A.get(key)
+    if not ops:
+        return None
+    ok = all(v[0] == 0 for v in ops.values()) and len(ops) == 4
+    return "| 0 B allocated per push, pop, peek, remove (%s) | %s | %s |" % (
+        label, ops_line(interp, A, key), "met" if ok else "not met")
+
+
 def targets(runs):
     rows = ["| target | measured | status |", "| --- | --- | --- |"]
 
@@ -596,25 +677,31 @@ def targets(runs):
         r = runs.get(interp, {})
         return (r.get("c"), r.get("A"), r.get("R")) if "A" in r else (None, None, None)
 
+    path = runs.get("unix", {}).get("R", {}).get("misc", {}).get("path") or "viper"
+    rows.append(_unix_row(runs, "tq", 20, 3, "default path (%s)" % path))
+    rows.append(_unix_row(runs, "tqb", 5, 11, "bytecode path forced"))
     c, A, R = get("vm")
     if A:
-        rows.append(_speed_row("WebAssembly VM: at least parity with heapq with tuples",
-                               speedups(c, A, "hqt"), 1.0))
-    rows.append("| native 32-bit MicroPython: >= 4x heapq with tuples, within 10x of the C floor "
-                "| not measurable here (no native build with heapq on this machine) | see notes |")
+        at = [(f, _pair(A, "tq", cap, f)[0]) for cap, f in ((32, 16), (256, 128))]
+        ok = all(v is not None and v >= 1.0 for f, v in at)
+        rows.append("| WebAssembly VM: >= 1.0x heapq with tuples at 16 and 128 queued | %s (all cells: %s) | %s |" % (
+            ", ".join("%d queued %s" % (f, "%.2fx" % v if v else "—") for f, v in at),
+            span(speedups(c, A, "hqt")), "met" if ok else "not met"))
     c, A, R = get("microbit")
     if A:
-        rows.append(_speed_row("emulated micro:bit: >= 1.5x the pure-Python tuple heap",
+        rows.append(_speed_row("emulated micro:bit: >= 1.5x the pure-Python tuple heap (issue 6)",
                                speedups(c, A, "ph"), 1.5))
         capq, capp = R["misc"].get(("cap", "tq")), R["misc"].get(("cap", "ph"))
         rows.append("| emulated micro:bit: largest queue that fits | ticketq %s slots, tuple heap %s entries | measured |" % (capq, capp))
-    for interp in ("vm", "microbit"):
+    for interp in MICROPYTHONS:
         c, A, R = get(interp)
-        if A and A["ops"]:
-            ok = all(v[0] == 0 for v in A["ops"].values()) and len(A["ops"]) == 4
-            rows.append("| 0 B allocated per push, pop, peek, remove (%s) | %s | %s |" % (
-                TITLES[interp], ops_line(interp, A), "met" if ok else "not met"))
-    for interp in ("vm", "microbit"):  # CPython's array('i', range(n)) over-allocates a little
+        if A:
+            for key, label in (("ops", TITLES[interp] + (", default path" if A.get("ops_b") else "")),
+                               ("ops_b", TITLES[interp] + ", bytecode path forced")):
+                row = _ops_row(interp, A, key, label)
+                if row:
+                    rows.append(row)
+    for interp in MICROPYTHONS:  # CPython's array('i', range(n)) over-allocates a little
         c, A, R = get(interp)
         if A and "tq" in A["storage"]:
             per = A["storage"]["tq"][0]
@@ -631,7 +718,7 @@ def report(runs, info, plot_rel, quick, notes):
         L += ["**Quick smoke run: too few repetitions for the numbers to mean much.**", ""]
     L += ["## Machine and interpreters", ""]
     L.append("- machine: %s; %s" % (info["cpu"], info["os"]))
-    for interp in ("cpython", "vm", "microbit"):
+    for interp in ORDER:
         r = runs.get(interp)
         if not r:
             continue
@@ -640,16 +727,16 @@ def report(runs, info, plot_rel, quick, notes):
         else:
             L.append("- %s: %s" % (TITLES[interp], interp_version(interp, r["R"], info)))
     L += ["", "## Headline", ""] + headline(runs) + [""]
-    L += ["## Targets (issue 6)", ""] + targets(runs) + [""]
+    L += ["## Targets (issues 6 and 12)", ""] + targets(runs) + [""]
     if plot_rel:
         L += ["## Cost against queued tickets", "",
               "![time per push+pop pair against queued tickets](%s)" % plot_rel, "",
               "Time per push+pop pair at a fill level (the queue holds that many tickets before "
               "the push and after the pop), relative to the baseline's time on an empty queue "
               "in the same run; log scale of queued tickets. The capacity is %s." % ", ".join(
-                  "%d on %s" % (runs[i]["c"]["sweep_cap"], TITLES[i]) for i in ("cpython", "vm", "microbit")
+                  "%d on %s" % (runs[i]["c"]["sweep_cap"], TITLES[i]) for i in ORDER
                   if i in runs and "A" in runs[i]), ""]
-    for interp in ("cpython", "vm", "microbit"):
+    for interp in ORDER:
         r = runs.get(interp)
         if not r or "A" not in r:
             continue
@@ -663,6 +750,8 @@ def report(runs, info, plot_rel, quick, notes):
               "fixed is the rest." % (c["mem_cap"] // 2, c["mem_cap"], c["k"], c["mem_cap"], 2 * c["mem_cap"]),
               "", memory_table(interp, c, A), ""]
         L.append("- ticketq single operations, bytes allocated per call: %s." % ops_line(interp, A))
+        if A.get("ops_b"):
+            L.append("- the same with the bytecode path forced: %s." % ops_line(interp, A, "ops_b"))
         if A["long"].get("hqt") and A["long"].get("tq"):
             L.append("- One call of %d pairs at 128 queued of 256 (garbage is not freed during a call "
                      "on this port, so the heap grows): ticketq %.2fx the speed of heapq with tuples, "
@@ -692,7 +781,8 @@ def report(runs, info, plot_rel, quick, notes):
         else:
             if imp is not None:
                 L.append("- RAM taken by `import ticketq`: %d B (%s)." % (
-                    imp, "tracemalloc" if interp == "cpython" else "gc.mem_alloc, before and after, each in its own runPython call"))
+                    imp, {"cpython": "tracemalloc", "unix": "gc.mem_alloc, before and after"}.get(
+                        interp, "gc.mem_alloc, before and after, each in its own runPython call")))
             env = R["misc"].get("env")
             if env:
                 L.append("- Insertion search of the sorted list: %s." % (
@@ -717,9 +807,9 @@ def plot(runs, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    shown = [i for i in ("cpython", "vm", "microbit") if i in runs and "A" in runs[i]]
+    shown = [i for i in ORDER if i in runs and "A" in runs[i]]
     fig, axes = plt.subplots(1, len(shown), figsize=(5.2 * len(shown), 4.2), squeeze=False)
-    styles = {"tq": ("C3", "o", 2.4), "hqt": ("C0", "s", 1.4), "hqi": ("C2", "^", 1.4),
+    styles = {"tq": ("C3", "o", 2.4), "tqb": ("C5", "o", 1.6), "hqt": ("C0", "s", 1.4), "hqi": ("C2", "^", 1.4),
               "pq": ("C7", "x", 1.2), "sl": ("C1", "d", 1.2), "ph": ("C4", "v", 1.4)}
     for ax, interp in zip(axes[0], shown):
         c, A = runs[interp]["c"], runs[interp]["A"]
@@ -772,8 +862,8 @@ def ensure_matplotlib(log):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="seconds-long smoke run (into build/bench/)")
-    p.add_argument("--interp", default="cpython,vm,microbit",
-                   help="comma list of cpython, vm, microbit (default: all)")
+    p.add_argument("--interp", default="cpython,vm,unix,microbit",
+                   help="comma list of cpython, vm, unix, microbit (default: all)")
     p.add_argument("--out", help="folder for BENCHMARKS.md, the plot and results.json "
                    "(default: the repository (BENCHMARKS.md, docs/bench.png, tools/bench/results.json); "
                    "with --quick: build/bench/)")

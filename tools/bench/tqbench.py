@@ -12,7 +12,9 @@
 #
 # The implementations, each as mk_X(capacity, fill) -> structure holding `fill` tickets and
 # t_X(structure, n, b) -> ticks taken by n push+pop pairs (the fill level stays constant):
-#   tq   ticketq.TicketQueue (push(id, class), pop() -> id)
+#   tq   ticketq.TicketQueue (push(id, class), pop() -> id): the default hot path (viper
+#        where the port compiles it, ticketq.PATH)
+#   tqb  ticketq's bytecode class where the default is the viper one (the unix port)
 #   hqt  heapq on (3 - class, sequence, id) tuples: the recipe of CPython's heapq docs
 #   hqi  heapq on packed ints ((3 - class) << 26) + sequence: no ids, no tuples (C floor)
 #   pq   queue.PriorityQueue of the same tuples (CPython only)
@@ -122,6 +124,18 @@ def t_tq(q, n, b):
         q.push(i, c[i & 63])
         q.pop()
     return since(t)
+
+
+def mk_tqb(cap, fill):
+    # the bytecode class that ticketq_viper subclasses (ticketq.pyi, "Hot paths")
+    from ticketq_viper import BytecodeQueue
+    q = BytecodeQueue(cap)
+    for j in range(fill):
+        q.push(j, CLS[(j * 5) & 63])
+    return q
+
+
+t_tqb = t_tq
 
 
 # Single operations, for bytes allocated per operation (k of them, ids b .. b + k - 1).
