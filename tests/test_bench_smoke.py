@@ -100,3 +100,24 @@ def test_quick_benchmark_on_the_unix_port_has_both_paths():
         assert "x heapq with tuples" in targets[l][1] and targets[l][2].split(" ")[0] in ("met", "not")
     zero = [l for l in targets if l.startswith("0 B allocated") and "unix port" in l]
     assert len(zero) == 2 and all(targets[l][2] == "met" for l in zero)
+
+
+def test_speed_doc_table_is_the_committed_results():
+    # docs/speed.md's figures are generated (tools/bench/run.py, a full run): the table there
+    # is exactly what tools/bench/results.json gives, so it cannot drift from BENCHMARKS.md.
+    if IS_MICROPYTHON:
+        skip("reads the repository's files (host only)")
+    import json
+    import os
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(root, "tools", "bench"))
+    import run
+
+    raw = json.load(open(os.path.join(root, "tools", "bench", "results.json")))
+    assert not raw["quick"] and set(raw["runs"]) == set(run.ORDER)
+    block = run.speed_block(raw)
+    assert block in open(run.SPEED_DOC).read()
+    assert "| MicroPython unix port (32-bit) | viper |" in block
+    assert "| MicroPython unix port (32-bit), bytecode forced | bytecode |" in block
