@@ -102,9 +102,9 @@ class TicketQueue(QueueBase):
             i = ~i
         # Schedule digest: rotate left 5 within 30 bits, fold in the id, rotate again, fold
         # in sequence and class. Masking before each shift keeps every value a small int.
-        g = self.digest
-        g = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ i
-        self.digest = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ s ^ c << 28
+        x = self.digest
+        x = ((x & 0x1FFFFFF) << 5 | x >> 25) ^ i
+        self.digest = ((x & 0x1FFFFFF) << 5 | x >> 25) ^ s ^ c << 28
         if self.trace is not None:
             self.trace.record(i, c, s, p)
         if self.aging:

@@ -20,7 +20,8 @@ except ImportError:
     const = lambda x: x
 
 _SMASK = const(0x1FFFFFFF)  # the internal sequence bits of a key
-_TOP = const(-0x20000000)  # keys below this are class 3 (CRITICAL)
+# (Names cost the micro:bit RAM once its qstr pool is full: every identifier of these three
+# modules is interned, locals included, so they reuse a few short names.)
 
 
 def up(k, d, i, key, v):
@@ -68,13 +69,13 @@ def oldest(k, d, n, v):
     # the outside number never wraps) with job id v, or, for v < 0, of the oldest ticket
     # below the top class; -1 if there is none. O(n).
     j = -1
-    b = 0x20000000
+    w = 0x20000000  # above every internal sequence
     for i in range(n):
         x = d[i]
-        if (x == v or ~x == v) if v >= 0 else k[i] >= _TOP:
+        if (x == v or ~x == v) if v >= 0 else k[i] >= -0x20000000:  # below class 3
             s = k[i] & _SMASK
-            if s < b:
-                b = s
+            if s < w:
+                w = s
                 j = i
     return j
 
@@ -93,26 +94,27 @@ def renumber(k, n, w):
     # down together and so keep their outside numbers; older ones are packed to 0, 1, ... in
     # order. No comparison between two tickets changes: the heap stays valid as it is.
     # Returns the shift applied to the recent ones. O(n) + O(n) per packed ticket.
-    o = 0
-    prev = -1
+    # c: tickets packed so far; p: the sequence of the last one packed.
+    c = 0
+    p = -1
     while 1:
         # The next oldest ticket below w. A packed value never exceeds the one it replaced,
-        # so packed slots fall at or below `prev` and are not found again.
-        b = w
+        # so packed slots fall at or below `p` and are not found again.
+        x = w
         j = -1
         for i in range(n):
             s = k[i] & _SMASK
-            if prev < s < b:
-                b = s
+            if p < s < x:
+                x = s
                 j = i
         if j < 0:
             break
-        k[j] += o - b
-        prev = b
-        o += 1
-    w -= o
+        k[j] += c - x
+        p = x
+        c += 1
+    w -= c
     for i in range(n):
-        if k[i] & _SMASK >= o:
+        if k[i] & _SMASK >= c:
             k[i] -= w
     return w
 
