@@ -119,7 +119,7 @@ def renumber(k, n, w):
     return w
 
 
-def _int(v, lo, hi, what):
+def _int(v, i, j, s):
     # One checker for the int arguments of ticketq (the queue, ticketq_audit): uniform
     # messages, and a small library (each distinct message string costs RAM on a micro:bit).
     # It lives here, not in ticketq_base, because on the micro:bit the module compiled last
@@ -129,10 +129,10 @@ def _int(v, lo, hi, what):
     # counts as its plain int value, which is returned; MicroPython's isinstance(True, int)
     # is False, and its int subclasses do not compare with ints, hence the bool test and
     # the conversion before the range check (v + 0, as int(v) fails for an int subclass on
-    # MicroPython 1.9). lo None: no range.
+    # MicroPython 1.9). v: the value, i..j: its range (i None: any int), s: its name.
     if not isinstance(v, int) and type(v) is not bool:
-        raise TypeError(what + " must be int")
+        raise TypeError(s + " must be int")
     v = v + 0
-    if lo is not None and not lo <= v <= hi:
-        raise ValueError("%s must be %d..%d" % (what, lo, hi))
+    if i is not None and not i <= v <= j:
+        raise ValueError("%s must be %d..%d" % (s, i, j))
     return v
