@@ -31,6 +31,8 @@ time) lists the queued tickets (``tickets(q)``), explains an order (``explain``)
 trace of the last pops (``Trace``) and states the aging bound (``max_wait``).
 """
 
+from array import array
+
 LOW: int  # 0
 NORMAL: int  # 1
 HIGH: int  # 2
@@ -147,3 +149,22 @@ class TicketQueue:
 
     def __repr__(self) -> str:
         """``<TicketQueue n/capacity CRITICAL=c HIGH=h NORMAL=m LOW=l>`` (allocates)."""
+
+    # Not API: what the subclass ticketq_lanes.LaneQueue shares (its slots hold the same
+    # keys and ids, unordered), declared so that the type checker sees it.
+    _k: array  # keys, ((1 - class) << 29) + internal sequence, slots 0 .. len - 1
+    _d: array  # job ids, ~id once aging promoted the ticket
+    _n: int
+    _nxt: int  # the next internal sequence number
+    _nb: int  # outside sequence = internal + _nb, modulo 2**30
+    _lim: int  # the internal counter's limit (tests narrow it)
+
+    def _popped(self, key: int, i: int, lane: int) -> int:
+        """A pop's bookkeeping once ticket (key, i) of ``lane`` is out: last_priority,
+        last_seq, the digest, the trace, the aging count; returns the job id."""
+
+    def _renumber(self, n: int, s: int) -> int:
+        """Renumber the n queued tickets when the internal counter s reached _lim."""
+
+    def _promote(self) -> None:
+        """Aging: promote the oldest ticket below CRITICAL."""
