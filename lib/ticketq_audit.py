@@ -178,16 +178,22 @@ def max_wait(capacity, aging, cls):
     return aging * ((capacity - 1) * 3 + 3 - cls) + capacity - 1
 
 
-def lane_max_wait(capacity, aging, cls, lane_capacity, weight, total_weight):
-    # max_wait for a LaneQueue ticket of class `cls` in a lane of weight `weight` (of
-    # `total_weight`) and bound `lane_capacity` (see ticketq_audit.pyi for the proof).
-    if not (0 <= cls <= 3 and capacity >= 1 and aging >= 0 and 1 <= lane_capacity <= capacity
-            and 1 <= weight <= total_weight):
-        raise ValueError("lane_max_wait(capacity >= 1, aging >= 0, cls 0..3, "
-                         "1 <= lane_capacity <= capacity, 1 <= weight <= total_weight)")
-    top = ((lane_capacity + 1) * total_weight + weight - 1) // weight - 1
+def lane_max_wait(q, lane, cls):
+    # max_wait for a ticket of class `cls` in lane `lane` of LaneQueue q, read from its
+    # table (see ticketq_audit.pyi for the proof). None: unbounded (strict priority).
+    _int(lane, 0, q.lanes - 1, "lane")
+    if not 0 <= cls <= 3:
+        raise ValueError("lane_max_wait(q, lane, cls 0..3)")
+    t = q._tb
+    size = len(t)
+    pos = [p for p in range(size) if t[p] == lane]
+    w = len(pos)
+    b = q.lane_capacity[lane]
+    top = 0  # most entries read before a lane's b-th turn, from a start just past a turn
+    for i in range(w):
+        top = max(top, pos[(i + b) % w] + (i + b) // w * size - pos[i] - 1)
     if cls == 3:
         return top
-    if not aging:
+    if not q.aging:
         return None
-    return aging * ((capacity - 1) * 3 + 3 - cls) + top
+    return q.aging * ((q.capacity - 1) * 3 + 3 - cls) + top
