@@ -92,28 +92,37 @@ def vm_unavailable():
     return None
 
 
-def run_vm(cfg, timeout=120):
-    # Replays on the MicroPython VM: {"textbook": [...], "ticketq": [...], "digests": [...],
-    # "version": str}. Raises RuntimeError if the VM fails.
-    code = "import sys\nprint('v', '.'.join(str(x) for x in sys.implementation.version[:3]))\n"
-    p = subprocess.run(["node", VM_SCRIPT, code + vm_call(cfg)], capture_output=True,
-                       text=True, timeout=timeout)
+def vm_lines(code, timeout=120):
+    # Runs Python code on the MicroPython VM (tools/islands_vm.mjs: lib/, tests/ and the
+    # tools' *_replay.py importable); returns (VM version, the lines it printed). Raises
+    # RuntimeError if the VM fails. tools/lanes_demo.py uses it too.
+    head = "import sys\nprint('v', '.'.join(str(x) for x in sys.implementation.version[:3]))\n"
+    p = subprocess.run(["node", VM_SCRIPT, head + code], capture_output=True, text=True,
+                       timeout=timeout)
     if p.returncode:
         raise RuntimeError("MicroPython VM failed (exit %d): %s" % (
             p.returncode, (p.stderr or p.stdout).strip()[-800:]))
+    lines = p.stdout.splitlines()
+    version = lines[0].split()[1] if lines and lines[0].startswith("v ") else "?"
+    return version, lines[1:]
+
+
+def run_vm(cfg, timeout=120):
+    # Replays on the MicroPython VM: {"textbook": [...], "ticketq": [...], "digests": [...],
+    # "version": str}. Raises RuntimeError if the VM fails.
+    version, lines = vm_lines(vm_call(cfg), timeout)
     n = len(cfg["skew_us"])
-    out = {"textbook": [None] * n, "ticketq": [None] * n, "digests": [None] * n}
-    for line in p.stdout.splitlines():
+    out = {"textbook": [None] * n, "ticketq": [None] * n, "digests": [None] * n,
+           "version": version}
+    for line in lines:
         f = line.split()
-        if f and f[0] == "v":
-            out["version"] = f[1]
-        elif f and f[0] == "tq":
+        if f and f[0] == "tq":
             out["digests"][int(f[1])] = int(f[2])
             out["ticketq"][int(f[1])] = [int(x) for x in f[3].split(",")] if len(f) > 3 else []
         elif f and f[0] == "tb":
             out["textbook"][int(f[1])] = [int(x) for x in f[2].split(",")] if len(f) > 2 else []
     if None in out["digests"] or None in out["textbook"]:
-        raise RuntimeError("MicroPython VM: incomplete output:\n" + p.stdout[-800:])
+        raise RuntimeError("MicroPython VM: incomplete output:\n" + "\n".join(lines)[-800:])
     return out
 
 
