@@ -62,7 +62,11 @@ class TicketQueue(QueueBase):
         p = (1 - priority) << 29
         s = self._nxt
         if s >= self._lim:
-            s = self._renumber(n, s)
+            # Keep tickets from the last quarter of the range exact; pack older ones.
+            w = renumber(self._k, n, s - (self._lim >> 2))
+            s -= w
+            w += self._nb
+            self._nb = w if w < 0 else w - _MASK - 1
         self._nxt = s + 1
         self._n = n + 1
         up(self._k, self._d, n, p + s, job_id)
@@ -86,12 +90,6 @@ class TicketQueue(QueueBase):
         self._n = n
         if n:
             down(k, d, n, 0, k[n], d[n])
-        return self._popped(key, i, 0)
-
-    # What every pop does once ticket (key, i) is out, shared with ticketq_lanes.LaneQueue
-    # (which passes the ticket's lane; a TicketQueue's tickets are all in lane 0): the
-    # outside class and sequence, the digest, the trace and the aging count.
-    def _popped(self, key, i, lane):
         c = 1 - (key >> 29)
         s = (key & _SMASK) + self._nb
         if s < 0:
@@ -102,36 +100,15 @@ class TicketQueue(QueueBase):
         if p:
             i = ~i
         # Schedule digest: rotate left 5 within 30 bits, fold in the id, rotate again, fold
-        # in sequence and class; for a lane other than 0, rotate once more and fold in the
-        # lane (so lane 0 keeps TicketQueue's digest). Masking before each shift keeps
-        # every value a small int.
+        # in sequence and class. Masking before each shift keeps every value a small int.
         g = self.digest
         g = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ i
-        g = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ s ^ c << 28
-        t = self.trace
-        if lane:
-            g = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ lane
-            if t is not None:
-                t.record(i, c, s, p, lane)
-        elif t is not None:
-            t.record(i, c, s, p)
-        self.digest = g
+        self.digest = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ s ^ c << 28
+        if self.trace is not None:
+            self.trace.record(i, c, s, p)
         if self.aging:
             self._left -= 1
             if self._left <= 0:
                 self._left = self.aging
-                self._promote()
+                promote(k, d, n)
         return i
-
-    # Aging, every `aging` pops (a LaneQueue moves the ticket between its lanes' lists).
-    def _promote(self):
-        promote(self._k, self._d, self._n)
-
-    # push, when the internal counter s reached _lim: keep tickets from the last quarter of
-    # the range exact, pack older ones (ticketq_heap.renumber); returns the new s.
-    def _renumber(self, n, s):
-        w = renumber(self._k, n, s - (self._lim >> 2))
-        s -= w
-        w += self._nb
-        self._nb = w if w < 0 else w - _MASK - 1
-        return s

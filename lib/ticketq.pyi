@@ -32,6 +32,7 @@ trace of the last pops (``Trace``) and states the aging bound (``max_wait``).
 """
 
 from array import array
+from typing import Any
 
 LOW: int  # 0
 NORMAL: int  # 1
@@ -79,9 +80,10 @@ class TicketQueue:
     """Schedule digest, 0 <= digest < 2**30: a pure function of the pops since construction
     or clear(). Two boards compare whole schedules by comparing this one number."""
 
-    trace: object
+    trace: Any
     """None, or an object whose ``record(id, cls, seq, promoted)`` pop calls (see
-    ticketq_audit.Trace: a preallocated ring of the last K pops)."""
+    ticketq_audit.Trace: a preallocated ring of the last K pops; a LaneQueue passes the
+    lane too, ``record(id, cls, seq, promoted, lane)``, for lanes other than 0)."""
 
     def __init__(self, capacity: int, first_seq: int = 0, aging: int = 0) -> None:
         """Allocate all storage: 8 bytes a slot, two arrays, nothing more ever.
@@ -158,13 +160,4 @@ class TicketQueue:
     _nxt: int  # the next internal sequence number
     _nb: int  # outside sequence = internal + _nb, modulo 2**30
     _lim: int  # the internal counter's limit (tests narrow it)
-
-    def _popped(self, key: int, i: int, lane: int) -> int:
-        """A pop's bookkeeping once ticket (key, i) of ``lane`` is out: last_priority,
-        last_seq, the digest, the trace, the aging count; returns the job id."""
-
-    def _renumber(self, n: int, s: int) -> int:
-        """Renumber the n queued tickets when the internal counter s reached _lim."""
-
-    def _promote(self) -> None:
-        """Aging: promote the oldest ticket below CRITICAL."""
+    _left: int  # pops to the next promotion
