@@ -10,7 +10,7 @@
 # pops and the cursor moves just past that entry. Nothing else moves a cursor, and no clock
 # is read: the rotation is a function of the operation order alone.
 #
-# Storage, all allocated in __init__ (13 bytes a slot, W + 20 bytes a lane, ~40 a queue):
+# Storage, all allocated in __init__ (13 bytes a slot, W + 28 bytes a lane):
 #   _k, _d    as in TicketQueue (ticketq_heap's key layout, ~id once aging promoted it), but
 #             an unordered pool: live tickets in slots 0 .. n-1, a hole filled by the last
 #   _ln       the lane of each slot (bytearray)
