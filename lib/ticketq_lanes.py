@@ -105,6 +105,7 @@ def table(weights):
 class LaneQueue(TicketQueue):
     def __init__(self, capacity, weights, lane_capacity=None, first_seq=0, aging=0):
         _int(capacity, 1, _SLOTS, "capacity")
+        capacity = int(capacity)  # a bool is no size to MicroPython's bytearray()
         weights = _per_lane(weights, 0, _LANES, "lanes")
         n = len(weights)
         _int(n, 1, _LANES, "lanes")

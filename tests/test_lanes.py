@@ -223,3 +223,52 @@ def test_aging_moves_a_ticket_into_its_lane_of_the_next_class_in_order():
     assert q._d[q._hd[2 * 2 + 0]] == ~1
     out = drain(q)
     assert [t[0] for t in out[:3]] == [1, 2, 3] and out[0][1:] == (HIGH, 0, 0)
+
+
+def test_bad_input_is_refused_clearly_and_changes_nothing():
+    q = LaneQueue(6, [2, 1, 1], lane_capacity=[4, 2, 2], first_seq=40)
+    q.push(1, LOW, 0)
+    q.push(2, HIGH, 2)
+    q.pop()
+    before = snapshot_lanes(q)
+    for lane in (3, -1, 31, 2 ** 40):  # unknown lanes
+        e = raises(ValueError, q.push, 7, LOW, lane)
+        assert str(e) == "lane must be 0..2", str(e)
+        raises(ValueError, q.lane_len, lane)
+    for lane in ("1", 1.0, None):
+        raises(TypeError, q.push, 7, LOW, lane)
+    raises(ValueError, q.push, 7, 4, 0)
+    raises(ValueError, q.push, -1, LOW, 0)
+    raises(TypeError, q.push, 7.0, LOW, 0)
+    raises(ValueError, q.remove, -1)
+    assert snapshot_lanes(q) == before
+    assert q.push(7, LOW, True) == 42  # bools count as ints, as everywhere in ticketq
+
+
+def test_bad_construction_is_refused_with_the_bound_it_broke():
+    cases = (
+        ((8, 0), ValueError, "lanes must be 1..30"),  # lane count out of range
+        ((8, 31), ValueError, "lanes must be 1..30"),
+        ((8, []), ValueError, "lanes must be 1..30"),
+        ((8, [1] * 31), ValueError, "lanes must be 1..30"),
+        ((8, [1, 0]), ValueError, "weight must be 1..32767"),  # bad weights
+        ((8, [1, -2]), ValueError, "weight must be 1..32767"),
+        ((8, [1, 2.5]), TypeError, "weight must be int"),
+        ((8, 2.5), TypeError, "lanes must be int"),
+        ((8, [20000, 20000]), ValueError, "total weight must be 1..32767"),
+        ((8, [1, 1], 9), ValueError, "lane capacity must be 1..8"),  # lane bounds
+        ((8, [1, 1], 0), ValueError, "lane capacity must be 1..8"),
+        ((8, [1, 1], [4, 0]), ValueError, "lane capacity must be 1..8"),
+        ((8, [1, 1], [4]), ValueError, "lane capacity: one per lane"),
+        ((8, [1, 1], "ab"), TypeError, "lane capacity must be int"),
+        ((0, 1), ValueError, "capacity must be 1..32767"),
+        ((0x8000, 1), ValueError, "capacity must be 1..32767"),
+        ((8, 1, None, -1), ValueError, "first_seq must be 0..1073741823"),
+        ((8, 1, None, 0, -1), ValueError, "aging must be 0..1073741823"),
+    )
+    for args, exc, msg in cases:
+        e = raises(exc, LaneQueue, *args)
+        assert str(e) == msg, (args, str(e))
+    q = LaneQueue(True, True, True)  # bools count as ints: one slot, one lane, bound 1
+    assert (q.capacity, q.lanes, q.weights, q.lane_capacity) == (1, 1, (1,), (1,))
+    assert LaneQueue(4, (3, 1), (2, 4)).weights == (3, 1)  # any sequence
