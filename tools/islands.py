@@ -341,34 +341,46 @@ def main(argv=None):
     print("\n".join(summary(r)))
     ok = r["tq_div"] is None and len(set(r["digests"])) == 1
 
+    def judge(m):
+        same_tq = m["ticketq"] == r["ticketq"] and m["digests"] == r["digests"]
+        same_tb = m["textbook"] == r["textbook"]
+        print("MicroPython %s VM: ticketq digest %s on every island, %s CPython's; "
+              "textbook orders %s CPython's" % (
+                  m.get("version", "?"),
+                  "0x%08x" % m["digests"][0] if len(set(m["digests"])) == 1
+                  else "DIFFERS between islands",
+                  "same pops and digest as" if same_tq else "NOT EQUAL to",
+                  "identical to" if same_tb else "differ from"))
+        return same_tq
+
+    ok = vm_stage(args, r["cfg"], run_vm, judge) and ok
+    if not args.no_svg:
+        write_picture(args.svg, svg(r, args.show))
+    return 0 if ok else 1
+
+
+# The two steps every demonstration's CLI ends with (tools/lanes_demo.py uses them too).
+def vm_stage(args, cfg, run_vm, judge):
+    # The replay on the MicroPython VM: skipped (--no-vm, or no VM here: then a failure only
+    # with --vm), failed, or judge(its result), which prints a line and returns whether the
+    # VM agrees with CPython.
     why = "--no-vm" if args.no_vm else vm_unavailable()
     if why:
         print("MicroPython VM: skipped (%s)" % why)
-        ok = ok and not args.vm
-    else:
-        try:
-            m = run_vm(r["cfg"])
-        except (RuntimeError, subprocess.TimeoutExpired) as e:
-            print("MicroPython VM: FAILED: %s" % e)
-            ok = False
-        else:
-            same_tq = m["ticketq"] == r["ticketq"] and m["digests"] == r["digests"]
-            same_tb = m["textbook"] == r["textbook"]
-            print("MicroPython %s VM: ticketq digest %s on every island, %s CPython's; "
-                  "textbook orders %s CPython's" % (
-                      m.get("version", "?"),
-                      "0x%08x" % m["digests"][0] if len(set(m["digests"])) == 1
-                      else "DIFFERS between islands",
-                      "same pops and digest as" if same_tq else "NOT EQUAL to",
-                      "identical to" if same_tb else "differ from"))
-            ok = ok and same_tq
-    if not args.no_svg:
-        d = os.path.dirname(os.path.abspath(args.svg))
-        os.makedirs(d, exist_ok=True)
-        with open(args.svg, "w", encoding="utf-8") as f:
-            f.write(svg(r, args.show))
-        print("picture: %s" % os.path.relpath(args.svg))
-    return 0 if ok else 1
+        return not args.vm
+    try:
+        m = run_vm(cfg)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        print("MicroPython VM: FAILED: %s" % e)
+        return False
+    return judge(m)
+
+
+def write_picture(path, text):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("picture: %s" % os.path.relpath(path))
 
 
 if __name__ == "__main__":

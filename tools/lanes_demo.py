@@ -22,7 +22,6 @@ source's worst wait with lanes is within the guarantee (docs/lanes.md) and the V
 """
 import argparse
 import os
-import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -31,7 +30,7 @@ for _p in (os.path.join(REPO, "lib"), os.path.join(REPO, "tests"), HERE):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
-import islands  # noqa: E402  (the VM runner and the SVG escaping are shared)
+import islands  # noqa: E402  (the VM runner, the CLI's last steps, SVG escaping are shared)
 import lanes_replay as R  # noqa: E402
 
 SOURCES = ("chatty", "quiet")
@@ -251,27 +250,16 @@ def main(argv=None):
     print("\n".join(summary(r)))
     ok = r["lanes_stats"][R.QUIET]["max"] <= guarantee(r["cfg"])
 
-    why = "--no-vm" if args.no_vm else islands.vm_unavailable()
-    if why:
-        print("MicroPython VM: skipped (%s)" % why)
-        ok = ok and not args.vm
-    else:
-        try:
-            m = run_vm(r["cfg"])
-        except (RuntimeError, subprocess.TimeoutExpired) as e:
-            print("MicroPython VM: FAILED: %s" % e)
-            ok = False
-        else:
-            same = all(m[n] == (r[n][1], r[n][2]) for n, _ in QUEUES)
-            print("MicroPython %s VM: %s CPython's waits and digests (fifo 0x%08x, lanes 0x%08x)"
-                  % (m["version"], "the same as" if same else "NOT EQUAL to", m["fifo"][1],
-                     m["lanes"][1]))
-            ok = ok and same
+    def judge(m):
+        same = all(m[n] == (r[n][1], r[n][2]) for n, _ in QUEUES)
+        print("MicroPython %s VM: %s CPython's waits and digests (fifo 0x%08x, lanes 0x%08x)" % (
+            m["version"], "the same as" if same else "NOT EQUAL to", m["fifo"][1],
+            m["lanes"][1]))
+        return same
+
+    ok = islands.vm_stage(args, r["cfg"], run_vm, judge) and ok
     if not args.no_svg:
-        os.makedirs(os.path.dirname(os.path.abspath(args.svg)), exist_ok=True)
-        with open(args.svg, "w", encoding="utf-8") as f:
-            f.write(svg(r))
-        print("picture: %s" % os.path.relpath(args.svg))
+        islands.write_picture(args.svg, svg(r))
     return 0 if ok else 1
 
 
