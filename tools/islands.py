@@ -183,6 +183,17 @@ def esc(s):
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def svg_head(width, height, title, subtitle):
+    # The opening lines of a demonstration's picture (tools/lanes_demo.py's too): the svg
+    # element, a white background, the title and the line under it (text, not escaped).
+    return ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+            'font-family="DejaVu Sans, Verdana, Arial, sans-serif">' % (width, height, width,
+                                                                         height),
+            '<rect width="100%" height="100%" fill="#fff"/>',
+            '<text x="16" y="28" font-size="17" font-weight="bold">%s</text>' % title,
+            '<text x="16" y="50" font-size="12" fill="#444">%s</text>' % subtitle]
+
+
 def svg(r, show=40):
     # One row per island for each queue, boxes in pop order coloured by class, the first
     # divergence marked. Hand-written SVG: no dependency, stable text output.
@@ -197,20 +208,16 @@ def svg(r, show=40):
     width = left + cols * (bw + gap) + 190
     panel_h = 24 + n * (bh + rgap)
     height = top + 2 * panel_h + 24 + 70
-    out = []
+    out = svg_head(width, height, "One operation stream, %d islands with skewed, drifting "
+                   "clocks: who runs first?" % n,
+                   "seed %d · %d pushes · skew %s ms · drift %s ppm · link delay %s–%s ms + "
+                   "0–%s ms jitter · pops %d–%d of %d shown" % (
+                       c["seed"], sum(1 for o in r["ops"] if o[0] == R.PUSH),
+                       " / ".join(fmt_ms(s) for s in c["skew_us"]),
+                       " / ".join("%+d" % d for d in c["drift_ppm"]), fmt_ms(c["base_us"]),
+                       fmt_ms(3 * c["base_us"]), fmt_ms(c["jitter_us"]), start + 1,
+                       start + cols, total))
     a = out.append
-    a('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-      'font-family="DejaVu Sans, Verdana, Arial, sans-serif">' % (width, height, width, height))
-    a('<rect width="100%" height="100%" fill="#fff"/>')
-    a('<text x="16" y="28" font-size="17" font-weight="bold">One operation stream, %d islands '
-      'with skewed, drifting clocks: who runs first?</text>' % n)
-    a('<text x="16" y="50" font-size="12" fill="#444">seed %d · %d pushes · skew %s ms · '
-      'drift %s ppm · link delay %s–%s ms + 0–%s ms jitter · pops %d–%d of %d shown'
-      '</text>' % (c["seed"], sum(1 for o in r["ops"] if o[0] == R.PUSH),
-                   " / ".join(fmt_ms(s) for s in c["skew_us"]),
-                   " / ".join("%+d" % d for d in c["drift_ppm"]), fmt_ms(c["base_us"]),
-                   fmt_ms(3 * c["base_us"]), fmt_ms(c["jitter_us"]), start + 1,
-                   start + cols, total))
 
     def x_of(i):
         return left + (i - start) * (bw + gap)

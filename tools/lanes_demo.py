@@ -136,17 +136,13 @@ def svg(r):
     y0 = 80
     height = y0 + 2 * panel_h + 60
     sx = width_plot / float(c["ticks"])
-    out = []
+    out = islands.svg_head(
+        width, height, "One class, two sources: strict FIFO makes the quiet source wait, "
+        "lanes do not", "seed %d · %d ticks, one pop a tick · capacity %d · chatty: bursts of "
+        "%d–%d jobs every ~%d ticks · quiet: a job every ~%d ticks · all NORMAL" % (
+            c["seed"], c["ticks"], c["capacity"], c["burst"] // 2, c["burst"], c["period"],
+            c["every"]))
     a = out.append
-    a('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-      'font-family="DejaVu Sans, Verdana, Arial, sans-serif">' % (width, height, width, height))
-    a('<rect width="100%" height="100%" fill="#fff"/>')
-    a('<text x="16" y="28" font-size="17" font-weight="bold">One class, two sources: strict '
-      'FIFO makes the quiet source wait, lanes do not</text>')
-    a('<text x="16" y="50" font-size="12" fill="#444">seed %d · %d ticks, one pop a tick · '
-      'capacity %d · chatty: bursts of %d–%d jobs every ~%d ticks · quiet: a job every ~%d '
-      'ticks · all NORMAL</text>' % (c["seed"], c["ticks"], c["capacity"], c["burst"] // 2,
-                                     c["burst"], c["period"], c["every"]))
     for p, (name, title) in enumerate(QUEUES):
         yt = y0 + p * panel_h
         yb = yt + 30 + ph  # the plot's baseline (wait 0)
