@@ -71,13 +71,28 @@ def _per_lane(v, n, hi, what):
         return [1] * int(v) if not n else [int(v)] * n
 
 
+def _weights(weights):
+    # The weights as a tuple of ints, checked: 1..30 lanes, each 1..32767, the sum too.
+    weights = _per_lane(weights, 0, _LANES, "lanes")
+    _int(len(weights), 1, _LANES, "lanes")
+    total = 0
+    for w in weights:
+        _int(w, 1, _SLOTS, "weight")
+        total += w
+    if total > _SLOTS:
+        raise ValueError("total weight must be 1..%d" % _SLOTS)
+    return tuple([int(w) for w in weights])
+
+
 def table(weights):
     # The lane table: entry p (0 <= p < W) is the lane of slot p of a proportionate-fair
     # schedule of one server among the lanes, lane l's share weights[l] / W. Lane l's j-th
     # turn (j = 0 .. w - 1) is released at floor(j * W / w) and due by ceil((j + 1) * W / w);
-    # each entry goes to the released turn due first, the lower lane on a tie (EDF). EDF
-    # meets every due date (the turns due by any t number at most t), which is what bounds
-    # the lag of every lane below one turn (docs/lanes.md). O(W * lanes); W * W < 2**30.
+    # each slot goes to the released turn due first, the lower lane on a tie (EDF). EDF meets
+    # every due date (in any span of slots, the turns released and due inside it are no more
+    # than its slots), which keeps every lane within one turn of its share (docs/lanes.md).
+    # O(W * lanes); every product below W * W < 2**30.
+    weights = _weights(weights)
     n = len(weights)
     total = 0
     for w in weights:
@@ -106,15 +121,8 @@ class LaneQueue(TicketQueue):
     def __init__(self, capacity, weights, lane_capacity=None, first_seq=0, aging=0):
         _int(capacity, 1, _SLOTS, "capacity")
         capacity = int(capacity)  # a bool is no size to MicroPython's bytearray()
-        weights = _per_lane(weights, 0, _LANES, "lanes")
-        n = len(weights)
-        _int(n, 1, _LANES, "lanes")
-        total = 0
-        for w in weights:
-            _int(w, 1, _SLOTS, "weight")
-            total += w
-        if total > _SLOTS:
-            raise ValueError("total weight must be 1..%d" % _SLOTS)
+        self.weights = _weights(weights)
+        n = len(self.weights)
         lane_capacity = _per_lane(capacity if lane_capacity is None else lane_capacity, n,
                                   capacity, "lane capacity")
         if len(lane_capacity) != n:
@@ -122,10 +130,9 @@ class LaneQueue(TicketQueue):
         for b in lane_capacity:
             _int(b, 1, capacity, "lane capacity")
         self.lanes = n
-        self.weights = tuple([int(w) for w in weights])
         self.lane_capacity = tuple([int(b) for b in lane_capacity])
-        self._w = total
         self._tb = table(self.weights)
+        self._w = len(self._tb)
         self._lc = array("h", self.lane_capacity)
         self._cnt = array("h", range(n))
         self._hd = array("h", range(4 * n))

@@ -92,6 +92,8 @@ def table(weights: Sequence[int]) -> bytearray:
     its slots), so lane l's entries among the first t of the repeated table number between
     floor(t*w/W) and ceil(t*w/W). Examples: [1, 1, 1] -> 0, 1, 2; [2, 1, 1] -> 0, 1, 0, 2;
     [3, 1] -> 0, 0, 0, 1. O(W * lanes); integers below W*W < 2**30.
+
+    Raises TypeError/ValueError for weights a LaneQueue would refuse (the same messages).
     """
 
 

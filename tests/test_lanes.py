@@ -272,3 +272,11 @@ def test_bad_construction_is_refused_with_the_bound_it_broke():
     q = LaneQueue(True, True, True)  # bools count as ints: one slot, one lane, bound 1
     assert (q.capacity, q.lanes, q.weights, q.lane_capacity) == (1, 1, (1,), (1,))
     assert LaneQueue(4, (3, 1), (2, 4)).weights == (3, 1)  # any sequence
+
+
+def test_table_refuses_what_the_queue_refuses():
+    assert list(table(3)) == [0, 1, 2]  # an int: that many lanes of weight 1, as the queue
+    e = raises(ValueError, table, [2, 0])
+    assert str(e) == "weight must be 1..32767"
+    raises(ValueError, table, [])
+    raises(TypeError, table, [1, "2"])
