@@ -61,14 +61,12 @@ def _lane_full(lane, bound):
 
 
 def _per_lane(v, n, hi, what):
-    # A sequence as it is; a number 1..hi: for weights (n = 0), that many lanes of weight 1,
-    # for lane capacities, the same for each of the n lanes.
-    try:
-        len(v)
+    # Ints, one per lane, from a list, tuple or array (as it is), or from a number 1..hi: for
+    # weights (n = 0), that many lanes of weight 1; for lane capacities, n times that bound.
+    if isinstance(v, (list, tuple, array, bytes, bytearray)):
         return v
-    except TypeError:
-        _int(v, 1, hi, what)
-        return [1] * int(v) if not n else [int(v)] * n
+    _int(v, 1, hi, what)  # an int (or a bool), or TypeError
+    return [1] * int(v) if not n else [int(v)] * n
 
 
 def _weights(weights):

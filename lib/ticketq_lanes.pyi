@@ -118,10 +118,10 @@ class LaneQueue(TicketQueue):
         """Allocate all storage (see the module's Memory).
 
         capacity: 1 <= capacity <= 32767 slots, the bound on all lanes together.
-        weights: one int per lane, each 1..32767 and their sum W at most 32767, 1..30 lanes;
-            or an int n, 1..30, for n lanes of weight 1.
+        weights: a list, tuple or array of one int per lane, each 1..32767 and their sum W
+            at most 32767, 1..30 lanes; or an int n, 1..30, for n lanes of weight 1.
         lane_capacity: None (default: capacity, no bound but the queue's), an int 1..capacity
-            for every lane, or one int 1..capacity per lane.
+            for every lane, or a list, tuple or array of one int 1..capacity per lane.
         first_seq, aging: as TicketQueue's.
 
         Raises TypeError for a non-int (bools and int subclasses count as ints, as in

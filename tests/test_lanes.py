@@ -271,7 +271,10 @@ def test_bad_construction_is_refused_with_the_bound_it_broke():
         assert str(e) == msg, (args, str(e))
     q = LaneQueue(True, True, True)  # bools count as ints: one slot, one lane, bound 1
     assert (q.capacity, q.lanes, q.weights, q.lane_capacity) == (1, 1, (1,), (1,))
-    assert LaneQueue(4, (3, 1), (2, 4)).weights == (3, 1)  # any sequence
+    assert LaneQueue(4, (3, 1), (2, 4)).weights == (3, 1)  # a tuple, a list, an array
+    from array import array
+    assert LaneQueue(4, array("h", [2, 1]), array("h", [3, 4])).lane_capacity == (3, 4)
+    raises(TypeError, LaneQueue, 4, "ab")  # a string is not a list of weights
 
 
 def test_table_refuses_what_the_queue_refuses():
