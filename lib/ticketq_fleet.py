@@ -3,7 +3,7 @@
 # docs/fleet.md; run-time docstrings are kept out (a board keeps them in RAM).
 #
 # Every change of state happens in the server, inside one Redis Function of the ticketq
-# library (fleet/*.lua, loaded once per server by tools/fleet.py install), so each call is
+# library (fleet/*.lua, loaded once per server by tools/fleetctl.py install), so each call is
 # atomic whichever client makes it. This module only checks arguments (with ticketq's own
 # checker, so the errors are TicketQueue's), names the keys, calls the functions by name
 # (FCALL tq<VERSION>_<op>) and reads their replies. It runs unchanged on CPython (with a
@@ -110,7 +110,7 @@ class FleetQueue:
         msg = str(e)
         if "unction not found" in msg:
             return FleetError("the ticketq_%d library is not loaded in this server (run: "
-                              "tools/fleet.py install --url ...; a server with only an older "
+                              "tools/fleetctl.py install --url ...; a server with only an older "
                               "library cannot serve this client): %s" % (VERSION, msg))
         if msg.startswith("WRONGTYPE"):
             return FleetError("queue %s: a key of the queue holds another type, so something "

@@ -3,7 +3,7 @@
 # the contract tests run the library's Lua in the server that production runs.
 #
 #   srv = fleet_server.shared()      # one server per test process, stopped at exit
-#   r = srv.client()                 # redis-py, the library loaded (tools/fleet.py install)
+#   r = srv.client()                 # redis-py, the library loaded (tools/fleetctl.py install)
 #   with fleet_server.RedisServer(appendonly=True) as srv: ... srv.restart() ...
 #
 # redis-server missing is an error, not a skip: tools/setup installs it, and a fleet test
@@ -23,7 +23,7 @@ for _p in (os.path.join(ROOT, "tools"), os.path.join(ROOT, "lib")):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
-import fleet  # noqa: E402  tools/fleet.py: the library loader
+import fleetctl  # noqa: E402  tools/fleetctl.py: the library loader
 
 
 def redis_server_exe():
@@ -123,7 +123,7 @@ class RedisServer:
 
         r = redis.Redis(host="127.0.0.1", port=self.port, **kw)
         if install:
-            fleet.install(r)
+            fleetctl.install(r)
         return r
 
     def resp(self, **kw):
@@ -131,7 +131,7 @@ class RedisServer:
         import ticketq_resp
 
         c = ticketq_resp.Redis("127.0.0.1", self.port, **kw)
-        fleet.install(c)
+        fleetctl.install(c)
         return c
 
 

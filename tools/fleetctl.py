@@ -2,10 +2,10 @@
 """The fleet queue's server side: load the ticketq library of Redis Functions into a Redis
 or Valkey server (7.0 or later), and look at a queue from the host.
 
-    .venv/bin/python tools/fleet.py install --url redis://127.0.0.1:6379/0
-    .venv/bin/python tools/fleet.py info jobs --url ... [--prefix tq]
-    .venv/bin/python tools/fleet.py tickets jobs --url ...     # queued tickets, pop order
-    .venv/bin/python tools/fleet.py dead jobs --url ... [--count 10]   # take dead letters
+    .venv/bin/python tools/fleetctl.py install --url redis://127.0.0.1:6379/0
+    .venv/bin/python tools/fleetctl.py info jobs --url ... [--prefix tq]
+    .venv/bin/python tools/fleetctl.py tickets jobs --url ...     # queued tickets, pop order
+    .venv/bin/python tools/fleetctl.py dead jobs --url ... [--count 10]   # take dead letters
 
 The library is fleet/core.lua + fleet/queue.lua + fleet/lease.lua, loaded as one Redis
 library named ticketq_<VERSION> (FUNCTION LOAD REPLACE), its functions tq<VERSION>_<op>;
@@ -90,7 +90,7 @@ def main(argv=None):
                 print("%d class=%d seq=%d deliveries=%d" % t)
         return 0
     except (redis.RedisError, ticketq_fleet.FleetError) as e:
-        print("tools/fleet.py: %s" % e, file=sys.stderr)
+        print("tools/fleetctl.py: %s" % e, file=sys.stderr)
         return 1
 
 
