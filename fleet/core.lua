@@ -13,7 +13,8 @@
 local META, READY, IDS, PROMO, LEASED, DELIV, WAKE, DEAD, IDEM, IDEMT = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 local NKEYS = 10
 --   meta    HASH  v (layout = V), cap, first, aging, maxdel, hi, lo (the push counter),
---                 left (pops to the next promotion), digest, clients
+--                 left (pops to the next promotion), digest, clients (numbers given),
+--                 pops (pops so far)
 --   ready   ZSET  the queued tickets. score = 3 - class (CRITICAL pops first), member =
 --                 "%08x%08x%08x" of (hi, lo, job id): 24 bytes, fixed width, so equal
 --                 scores order by member bytes = by counter = FIFO. The score is a small
@@ -64,7 +65,7 @@ end
 local function meta(keys)
   -- The queue's settings and counters; a clear error for a missing queue or another layout.
   local r = redis.call('HMGET', keys[META], 'v', 'cap', 'first', 'aging', 'maxdel', 'hi', 'lo',
-    'left', 'digest')
+    'left', 'digest', 'pops')
   if not r[1] then
     fail('TQNOQUEUE', 'no queue at ' .. keys[META] .. ' (create it with a capacity)')
   end
@@ -74,7 +75,7 @@ local function meta(keys)
   end
   return {cap = tonumber(r[2]), first = tonumber(r[3]), aging = tonumber(r[4]),
     maxdel = tonumber(r[5]), hi = tonumber(r[6]), lo = tonumber(r[7]), left = tonumber(r[8]),
-    digest = tonumber(r[9])}
+    digest = tonumber(r[9]), pops = tonumber(r[10])}
 end
 
 local function counter(member)

@@ -35,7 +35,7 @@ local function open(keys, args)
       fail('TQNOQUEUE', 'no queue at ' .. keys[META] .. ' (create it with a capacity)')
     end
     redis.call('HSET', keys[META], 'v', V, 'cap', cap, 'first', first, 'aging', aging,
-      'maxdel', maxdel, 'hi', 0, 'lo', 0, 'left', aging, 'digest', DIG0, 'clients', 0)
+      'maxdel', maxdel, 'hi', 0, 'lo', 0, 'left', aging, 'digest', DIG0, 'clients', 0, 'pops', 0)
   else
     local m = meta(keys)
     if cap > 0 and (m.cap ~= cap or m.first ~= first or m.aging ~= aging or m.maxdel ~= maxdel) then
@@ -78,8 +78,10 @@ end
 
 -- pop: args client, opno, lease_ms (0: the ticket leaves the queue at once, as
 -- TicketQueue.pop; > 0: it is leased until the server's TIME + lease_ms, and comes back to
--- its place unless acked). Returns {id, class, seq, promoted 0/1, deliveries, token} ("" for
--- no lease), or {-1, ms until the next lease expires (-1: none)} when nothing is queued.
+-- its place unless acked). Returns {id, class, seq, promoted 0/1, deliveries, token ("" for
+-- no lease), pop number (pops of this queue before this one, mod 2**30: the server's order
+-- of pops, whichever client made them)}, or {-1, ms until the next lease expires (-1:
+-- none)} when nothing is queued.
 local function pop(keys, args)
   local m = meta(keys)
   local lease = int_arg(args[3], 0, MASK, 'lease_ms')
@@ -104,20 +106,20 @@ local function pop(keys, args)
       d = tonumber(redis.call('HGET', keys[DELIV], member)) or 0
       forget(keys, member)
     end
-    local fields = {'digest', digest(m.digest, id, seq, cls)}
+    local fields = {'digest', digest(m.digest, id, seq, cls), 'pops', string.format('%d', m.pops + 1)}
     if m.aging > 0 then
       local left = m.left - 1
       if left <= 0 then
         left = m.aging
         promote(keys)
       end
-      fields[3], fields[4] = 'left', left
+      fields[5], fields[6] = 'left', left
     end
     redis.call('HSET', keys[META], unpack(fields))
     if redis.call('ZCARD', keys[READY]) > 0 then
       wake(keys)  -- work is left: pass the token on to the next waiter
     end
-    return {id, cls, seq, promoted, d, token}
+    return {id, cls, seq, promoted, d, token, m.pops % LO}
   end)
 end
 

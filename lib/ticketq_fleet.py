@@ -70,6 +70,7 @@ class FleetQueue:
         self.last_seq = -1
         self.last_lease = None  # the lease token of the last leased pop
         self.last_deliveries = 0
+        self.last_pop = -1  # the server's number of the last pop (its order among all clients')
         self._client = 0  # no replay records until the server gives a number
         self._op = 0
         self._pending = None  # a pop sent without an answer: the next pop sends it again
@@ -140,6 +141,7 @@ class FleetQueue:
             self.last_seq = s
             self.last_deliveries = r[4]
             self.last_lease = r[5] or None
+            self.last_pop = r[6]
             if self.trace is not None:
                 self.trace.record(i, c, s, r[3] == 1)
         return r

@@ -153,3 +153,78 @@ def fresh_name(tag="q"):
     # A queue name no other test in this process used.
     _names[0] += 1
     return "%s%d-%d" % (tag, os.getpid(), _names[0])
+
+
+class DropProxy:
+    # A TCP proxy in front of a server that loses replies on request, as a flaky network
+    # does: a client sends ECHO drop-next-reply (in band, so a MicroPython client can ask
+    # too), gets that reply, and the reply to its next command is never delivered: the
+    # proxy closes the client's connection instead (the server did run the command).
+    # Used by the reconnect tests of both fleet clients.
+    MARK = b"drop-next-reply"
+
+    def __init__(self, port):
+        import threading
+
+        self.target = port
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.dropped = 0
+        self.conns = 0
+        self._stop = False
+        self._t = threading.Thread(target=self._accept, daemon=True)
+        self._t.start()
+
+    def _accept(self):
+        import threading
+
+        while not self._stop:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns += 1
+            threading.Thread(target=self._pipe, args=(c,), daemon=True).start()
+
+    def _pipe(self, c):
+        import select
+
+        s = socket.create_connection(("127.0.0.1", self.target))
+        state = 0  # 1: the MARK's own reply is next; 2: drop the reply after that
+        try:
+            while True:
+                r, _, _ = select.select([c, s], [], [], 0.5)
+                if self._stop:
+                    return
+                if c in r:
+                    data = c.recv(65536)
+                    if not data:
+                        return
+                    if self.MARK in data:
+                        state = 1
+                    s.sendall(data)
+                if s in r:
+                    data = s.recv(65536)
+                    if not data:
+                        return
+                    if state == 2:
+                        self.dropped += 1
+                        return  # the reply is lost with the connection
+                    c.sendall(data)
+                    if state == 1:
+                        state = 2
+        except OSError:
+            pass
+        finally:
+            for x in (c, s):
+                try:
+                    x.close()
+                except OSError:
+                    pass
+
+    def close(self):
+        self._stop = True
+        self.sock.close()
