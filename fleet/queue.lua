@@ -103,7 +103,7 @@ local function pop(keys, args)
       redis.call('ZADD', keys[LEASED], string.format('%d', now + lease), lm)
       token = lm .. ':' .. d
     else
-      d = tonumber(redis.call('HGET', keys[DELIV], member)) or 0
+      d = (tonumber(redis.call('HGET', keys[DELIV], member)) or 0) + 1
       forget(keys, member)
     end
     local fields = {'digest', digest(m.digest, id, seq, cls), 'pops', string.format('%d', m.pops + 1)}
