@@ -4,20 +4,19 @@
 # test, so every ticket is delivered exactly once), each class is FIFO for each producer
 # in the server's order of pops, the capacity is never passed (producers meet QueueFull
 # and wait: backpressure), and the server's pop numbers are one gapless total order.
-import os
-import subprocess
-import sys
-import threading
-import time
-
 from support import IS_MICROPYTHON, skip
 
 if not IS_MICROPYTHON:
+    import os
+    import subprocess
+    import sys
+    import threading
+    import time
+
     import fleet_server
     from ticketq_fleet import FleetQueue
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-PROCS = os.path.join(HERE, "fleet_procs.py")
+    PROCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fleet_procs.py")
 
 
 def spawn(*args):

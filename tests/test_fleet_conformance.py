@@ -7,10 +7,10 @@
 # The fleet side runs through redis-py and through the board client (ticketq_resp) on
 # CPython; the unix port runs the board client in test_fleet_board.py.
 # On MicroPython this module is reported as skipped (cannot import hypothesis).
-from enum import IntEnum
-
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+
+from enum import IntEnum
 
 import ticketq_audit
 from ticketq import TicketQueue, QueueFull, QueueEmpty

@@ -6,20 +6,20 @@
 #   nothing acknowledged reappears (acked tickets stay gone, acknowledged pushes stay),
 #   nothing queued or leased is lost, the digest and the counter go on, and the library
 #   is still loaded (functions are part of the dataset).
-import os
-import signal
-import subprocess
-import sys
-import time
-
 from support import IS_MICROPYTHON, skip
 
 if not IS_MICROPYTHON:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
     import fleet_server
     from ticketq_deadline import Deadline
     from ticketq_fleet import FleetQueue
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+    HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def test_killed_consumer_ticket_comes_back_in_its_place():

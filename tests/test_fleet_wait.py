@@ -4,12 +4,12 @@
 # past its deadline; a waiter that dies or is interrupted loses no ticket.
 # The "no busy loop" checks count the server's commands (INFO commandstats), not time, so
 # a slow machine cannot fail them.
-import threading
-import time
-
 from support import IS_MICROPYTHON, raises, skip
 
 if not IS_MICROPYTHON:
+    import threading
+    import time
+
     import fleet_server
     from ticketq_deadline import Deadline
     from ticketq_fleet import FleetQueue
@@ -112,10 +112,10 @@ def test_many_waiters_each_get_one_ticket():
 
 
 def test_a_killed_waiter_loses_nothing():
+    srv, q = setup()
     import subprocess
     import sys
 
-    srv, q = setup()
     code = ("import sys; sys.path[:0] = %r\n"
             "import redis, ticketq_fleet, ticketq_deadline\n"
             "q = ticketq_fleet.FleetQueue(redis.Redis(port=%d), %r)\n"
