@@ -113,22 +113,29 @@ class Redis:
                 raise
             raise OSError("redis connection: %r" % (e,))
 
-    def _write(self, data):
+    def _file(self):
         f = self._f
+        if f is None:
+            raise OSError("redis connection closed")
+        return f
+
+    def _write(self, data):
+        f = self._file()
         n = f.write(data)
         if n is not None and n != len(data):
             raise OSError("redis connection: short write")
-        if f is not self._s:
-            f.flush()
+        flush = getattr(f, "flush", None)  # CPython's buffered file; a board's socket has none
+        if flush is not None:
+            flush()
 
     def _line(self):
-        line = self._f.readline()
+        line = self._file().readline()
         if not line.endswith(b"\r\n"):
             raise OSError("redis connection closed")
         return line[:-2]
 
     def _read(self, n):
-        f = self._f
+        f = self._file()
         data = f.read(n)
         while data is not None and len(data) < n:  # a socket may return part of it
             more = f.read(n - len(data))
