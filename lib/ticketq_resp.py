@@ -90,19 +90,26 @@ class Redis:
                     pass
 
     def execute_command(self, *args):
+        data = self._encode(args)  # a bad argument: TypeError, nothing sent
         if self._s is None:
             self.connect()
-        return self._command(args)
+        return self._send(data)
 
-    def _command(self, args):
+    def _encode(self, args):
         out = [b"*%d\r\n" % len(args)]
         for a in args:
             a = _enc(a)
             out.append(b"$%d\r\n" % len(a))
             out.append(a)
             out.append(b"\r\n")
+        return b"".join(out)
+
+    def _command(self, args):
+        return self._send(self._encode(args))
+
+    def _send(self, data):
         try:
-            self._write(b"".join(out))
+            self._write(data)
             return self._reply()
         except RespError:
             raise

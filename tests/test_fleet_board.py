@@ -39,6 +39,6 @@ def test_board_client_contract_on_the_unix_port():
     text = out.stdout + out.stderr
     assert out.returncode == 0, text
     lines = text.splitlines()
-    assert lines[-1].startswith("5 passed, 0 failed, 0 skipped"), text
-    assert sum(l.startswith("PASS test_fleet_contract.") for l in lines) == 5, text
+    assert lines[-1].startswith("6 passed, 0 failed, 0 skipped"), text
+    assert sum(l.startswith("PASS test_fleet_contract.") for l in lines) == 6, text
     assert proxy.dropped == 3, text  # the drops happened on the board's connections

@@ -179,3 +179,32 @@ def test_unanswered_pop_is_answered_by_the_next():
     assert f.pop() == 2
     raises(QueueEmpty, f.pop)
     f.destroy()
+
+
+def test_resp_client_replies_and_errors():
+    port, proxy = _server()
+    import ticketq_resp
+
+    c = ticketq_resp.Redis.from_url("redis://127.0.0.1:%d/0" % port)
+    assert (c.host, c.port, c.db, c.password) == ("127.0.0.1", port, 0, None)
+    u = ticketq_resp.Redis.from_url("redis://:pw@h:7/3")
+    assert (u.host, u.port, u.db, u.password) == ("h", 7, 3, "pw")
+    raises(ValueError, ticketq_resp.Redis.from_url, "http://h")
+    assert c.execute_command("PING") == b"PONG"  # simple string
+    k = "board-resp-%d" % port
+    assert c.execute_command("DEL", k) in (0, 1)  # integer
+    assert c.execute_command("GET", k) is None  # null bulk
+    assert c.execute_command("RPUSH", k, "a", b"b\r\nc", 7) == 3
+    assert c.execute_command("LRANGE", k, 0, -1) == [b"a", b"b\r\nc", b"7"]  # array, binary-safe
+    raises(TypeError, c.execute_command, "GET", True)  # refused before sending
+    raises(TypeError, c.execute_command, "GET", 1.5)
+    e = raises(ticketq_resp.RespError, c.execute_command, "INCR", k)  # an error reply
+    assert str(e).startswith("WRONGTYPE")
+    e = raises(ticketq_resp.RespError, c.execute_command, "EVAL",
+               "return {1, redis.error_reply('E inner'), 3}", 0)
+    assert str(e) == "E inner"  # an error inside an array, the rest read too
+    assert c.execute_command("ECHO", "still in step") == b"still in step"
+    assert c.connects == 1
+    c.execute_command("DEL", k)
+    c.close()
+    assert c.execute_command("PING") == b"PONG" and c.connects == 2
