@@ -202,6 +202,17 @@ local function idem(keys, args, now, op, fn)
   return r
 end
 
+local function mutation(keys, args, op, m, fn)
+  -- The frame of every call that changes the queue, after its arguments were checked:
+  -- replayed if it was made before (idem), else expired leases go back first (reap),
+  -- then fn(now) does the work.
+  local now = now_ms()
+  return idem(keys, args, now, op, function()
+    reap(keys, m, now)
+    return fn(now)
+  end)
+end
+
 local function rot5(g)
   -- Rotate a 30-bit value left by 5 (LuaBitOp works on 32 bits: 30-bit values stay exact).
   return bit.bor(bit.lshift(bit.band(g, 0x1FFFFFF), 5), bit.rshift(g, 25))

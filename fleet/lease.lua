@@ -22,36 +22,34 @@ local function held(keys, token)
   return lm
 end
 
--- ack: args client, opno, token. The job is done: the ticket leaves for good. 1, or 0 when
--- the lease is no longer held (it expired: the ticket is queued again, or was leased by
--- another consumer; the job runs again: at-least-once).
-local function ack(keys, args)
+local function on_lease(keys, args, op, fn)
+  -- args client, opno, token: fn(m, leased member) if the token still holds its lease, else 0.
   local m = meta(keys)
-  local now = now_ms()
-  return idem(keys, args, now, 'ack', function()
-    reap(keys, m, now)
+  return mutation(keys, args, op, m, function()
     local lm = held(keys, args[3])
     if not lm then
       return 0
     end
+    return fn(m, lm)
+  end)
+end
+
+-- ack: the job is done: the ticket leaves for good. 1, or 0 when the lease is no longer held
+-- (it expired: the ticket is queued again, or was leased by another consumer; the job runs
+-- again: at-least-once).
+local function ack(keys, args)
+  return on_lease(keys, args, 'ack', function(m, lm)
     redis.call('ZREM', keys[LEASED], lm)
     forget(keys, string.sub(lm, 2))
     return 1
   end)
 end
 
--- release: args client, opno, token. The job was not done: the ticket goes back to its
--- place at once (1), or to the dead-letter list if it has been delivered max_deliveries
--- times (2); 0 when the lease is no longer held.
+-- release: the job was not done: the ticket goes back to its place at once (1), or to the
+-- dead-letter list if it has been delivered max_deliveries times (2); 0 when the lease is no
+-- longer held.
 local function release(keys, args)
-  local m = meta(keys)
-  local now = now_ms()
-  return idem(keys, args, now, 'release', function()
-    reap(keys, m, now)
-    local lm = held(keys, args[3])
-    if not lm then
-      return 0
-    end
+  return on_lease(keys, args, 'release', function(m, lm)
     return requeue(keys, m, lm)
   end)
 end

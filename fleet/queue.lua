@@ -56,9 +56,7 @@ local function push(keys, args)
   local m = meta(keys)
   local id = int_arg(args[3], 0, MASK, 'job id')
   local cls = int_arg(args[4], 0, 3, 'priority')
-  local now = now_ms()
-  return idem(keys, args, now, 'push', function()
-    reap(keys, m, now)
+  return mutation(keys, args, 'push', m, function()
     if redis.call('ZCARD', keys[READY]) + redis.call('ZCARD', keys[LEASED]) >= m.cap then
       return -1
     end
@@ -85,9 +83,7 @@ end
 local function pop(keys, args)
   local m = meta(keys)
   local lease = int_arg(args[3], 0, MASK, 'lease_ms')
-  local now = now_ms()
-  return idem(keys, args, now, 'pop', function()
-    reap(keys, m, now)
+  return mutation(keys, args, 'pop', m, function(now)
     local r = redis.call('ZPOPMIN', keys[READY])
     if #r == 0 then
       return {-1, next_expiry(keys, now)}
@@ -139,9 +135,7 @@ end
 local function remove(keys, args)
   local m = meta(keys)
   local id = int_arg(args[3], 0, MASK, 'job id')
-  local now = now_ms()
-  return idem(keys, args, now, 'remove', function()
-    reap(keys, m, now)
+  return mutation(keys, args, 'remove', m, function()
     local hex = string.format('%08x', id)
     local r = redis.call('ZRANGEBYLEX', keys[IDS], '[' .. hex, '(' .. hex .. 'g', 'LIMIT', 0, 1)
     if #r == 0 then
