@@ -49,10 +49,16 @@ def test_producers_and_consumers_at_once():
 
     w = threading.Thread(target=watch)
     w.start()
-    consumers = [spawn("consume", srv.port, q.name, kind, 600000, 1500)
-                 for kind in ("redis-py", "resp", "redis-py", "resp")]
     prods = [spawn("produce", srv.port, q.name, ("resp", "redis-py")[p % 2], p + 1, count)
              for p in range(producers)]
+    # The consumers start once the queue is full: the producers (240 tickets for 24 slots)
+    # must meet QueueFull whatever the machine's speed, then go on as consumers make room.
+    t0 = time.monotonic()
+    while not q.full():
+        assert time.monotonic() - t0 < 60, "the producers never filled the queue"
+        time.sleep(0.01)
+    consumers = [spawn("consume", srv.port, q.name, kind, 600000, 4000)
+                 for kind in ("redis-py", "resp", "redis-py", "resp")]
     pushed, refused = [], 0
     for p in prods:
         for l in lines(p):

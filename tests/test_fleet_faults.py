@@ -31,7 +31,7 @@ def test_killed_consumer_ticket_comes_back_in_its_place():
         q.push(i, 1)
     q.push(4, 0)
     p = subprocess.Popen([sys.executable, os.path.join(HERE, "fleet_procs.py"), "hold", str(srv.port), q.name,
-                          "resp", "800"], stdout=subprocess.PIPE, text=True)
+                          "resp", "3000"], stdout=subprocess.PIPE, text=True)
     try:
         assert p.stdout.readline().split() == ["holding", "1", "0"]
         p.send_signal(signal.SIGKILL)  # mid-job: popped, leased, never acked
