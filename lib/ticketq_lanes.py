@@ -289,8 +289,9 @@ class LaneQueue(TicketQueue):
         self._cut(j)
         self.last_lane = l
         # Then TicketQueue.pop's bookkeeping, the same step for step, and the lane. (Not a
-        # method both share: the extra method in ticketq.py cost the micro:bit 784 B of its
-        # heap, and TicketQueue's pops ~4% of their speed; test_lanes pins the two together.)
+        # method both share: such methods in ticketq.py cost the micro:bit 784 B of heap,
+        # measured once with tools/devtest.py --emulate microbit, and TicketQueue's pops ~4%
+        # of their speed; test_lanes pins the two together on every interpreter.)
         c = 1 - (key >> 29)
         s = (key & _SMASK) + self._nb
         if s < 0:

@@ -50,8 +50,8 @@ Guarantees (proofs in docs/lanes.md; tested against adversarial streams):
 
 Memory, all allocated in the constructor: 13 bytes a slot (two ``array('i')`` as in
 TicketQueue, two ``array('h')`` of links, a ``bytearray`` of lanes), W bytes of table,
-28 bytes a lane, ~550 bytes a queue (measured on the 32-bit unix port: LaneQueue(64, [1, 1])
-1424 B, TicketQueue(64) 704 B). push, pop, peek, remove, len and
+28 bytes a lane, ~550 bytes a queue (measured once on the 32-bit unix port with
+gc.mem_alloc(): LaneQueue(64, [1, 1]) 1424 B, TicketQueue(64) 704 B). push, pop, peek, remove, len and
 lane_len allocate nothing on MicroPython (proved under ``micropython.heap_lock()``), and every
 integer they touch is a small int.
 
