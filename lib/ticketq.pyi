@@ -49,6 +49,9 @@ time) lists the queued tickets (``tickets(q)``), explains an order (``explain``)
 trace of the last pops (``Trace``) and states the aging bound (``max_wait``).
 """
 
+from array import array
+from typing import Any
+
 LOW: int  # 0
 NORMAL: int  # 1
 HIGH: int  # 2
@@ -101,9 +104,10 @@ class TicketQueue:
     """Schedule digest, 0 <= digest < 2**30: a pure function of the pops since construction
     or clear(). Two boards compare whole schedules by comparing this one number."""
 
-    trace: object
+    trace: Any
     """None, or an object whose ``record(id, cls, seq, promoted)`` pop calls (see
-    ticketq_audit.Trace: a preallocated ring of the last K pops)."""
+    ticketq_audit.Trace: a preallocated ring of the last K pops; a LaneQueue passes the
+    lane too, ``record(id, cls, seq, promoted, lane)``, for lanes other than 0)."""
 
     def __init__(self, capacity: int, first_seq: int = 0, aging: int = 0) -> None:
         """Allocate all storage: 8 bytes a slot, two arrays, nothing more ever.
@@ -175,3 +179,13 @@ class TicketQueue:
 
     def __repr__(self) -> str:
         """``<TicketQueue n/capacity CRITICAL=c HIGH=h NORMAL=m LOW=l>`` (allocates)."""
+
+    # Not API: what the subclass ticketq_lanes.LaneQueue shares (its slots hold the same
+    # keys and ids, unordered), declared so that the type checker sees it.
+    _k: array  # keys, ((1 - class) << 29) + internal sequence, slots 0 .. len - 1
+    _d: array  # job ids, ~id once aging promoted the ticket
+    _n: int
+    _nxt: int  # the next internal sequence number
+    _nb: int  # outside sequence = internal + _nb, modulo 2**30
+    _lim: int  # the internal counter's limit (tests narrow it)
+    _left: int  # pops to the next promotion

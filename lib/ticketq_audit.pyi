@@ -4,18 +4,20 @@ Not needed by a board at run time (ticketq never imports it), so a small board t
 use it does not pay for it. ``Trace.record`` is the one hot-path piece: it allocates nothing.
 """
 
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 from ticketq import TicketQueue
+from ticketq_lanes import LaneQueue
 
 
 class Trace:
     """A preallocated ring of the last ``size`` pops of a queue.
 
     Attach it with ``q.trace = Trace(16)``: every ``q.pop()`` then calls
-    ``record(id, class, seq, promoted)``, which writes three preallocated slots (two
-    ``array('i')`` and a ``bytearray``) and allocates nothing, so it can stay on for months.
-    Memory: 9 bytes per entry plus the object.
+    ``record(id, class, seq, promoted)`` (a LaneQueue adds the lane for lanes other than 0),
+    which writes three preallocated slots (two ``array('i')`` and a ``bytearray``) and
+    allocates nothing, so it can stay on for months. Memory: 9 bytes per entry plus the
+    object.
     """
 
     size: int
@@ -29,31 +31,41 @@ class Trace:
         """``size``: 1 <= size <= 2**24 entries. Raises TypeError for a non-int, ValueError out
         of range (ints, bools and int subclasses: the rule of ticketq.pyi, "Integers")."""
 
-    def record(self, job_id: int, cls: int, seq: int, promoted: bool) -> None:
+    def record(self, job_id: int, cls: int, seq: int, promoted: bool, lane: int = 0) -> None:
         """Called by ``TicketQueue.pop``: id (0..2**30-1), class (0..3), sequence number
-        (0..2**30-1), whether aging promoted the ticket. O(1); no allocation."""
+        (0..2**30-1), whether aging promoted the ticket; by ``LaneQueue.pop`` also the lane
+        (0..29) when it is not 0. O(1); no allocation."""
 
-    def entries(self) -> List[Tuple[int, int, int, bool]]:
-        """``[(id, class, seq, promoted), ...]``, oldest first, at most ``size``. Allocates."""
+    def entries(self, lanes: bool = False) -> List[tuple]:
+        """``[(id, class, seq, promoted), ...]``, oldest first, at most ``size``; with
+        ``lanes=True``, ``(id, class, seq, promoted, lane)``. Allocates."""
 
     def __repr__(self) -> str:
-        """One line per entry: ``<id> <CLASS> seq=<n>[ (aged)]``. Allocates."""
+        """One line per entry: ``<id> <CLASS> seq=<n>[ lane=<l>][ (aged)]`` (the lane when it
+        is not 0). Allocates."""
 
 
-def tickets(q: TicketQueue) -> List[Tuple[int, int, int]]:
-    """The queued tickets in pop order, ``[(job_id, class, seq), ...]``; the queue is not
-    changed. Allocates a list and sorts it: O(n log n). For the REPL and tests."""
+def tickets(q: TicketQueue) -> List[tuple]:
+    """The queued tickets in pop order, ``[(job_id, class, seq), ...]``; for a LaneQueue
+    ``[(job_id, class, seq, lane), ...]``, each class drained by its rotation from its
+    cursor. The order pops take if no ticket is removed and aging promotes none meanwhile
+    (pushes never reorder queued tickets). The queue is not changed. Allocates: O(n log n)
+    for a TicketQueue, O(n * W / w) for a LaneQueue. For the REPL and tests."""
 
 
 def explain(q: TicketQueue, a: int, b: int) -> str:
     """Why the queued ticket with job id ``a`` pops before or after the one with id ``b``, in
     words: their classes, sequence numbers, whether aging promoted them, and the rule that
     decides (a higher class always pops first; within a class, the one pushed first, which
-    has the lower sequence number except across the 2**30 wrap). For an id queued more than
-    once, the oldest ticket (pushed first) with it, the one ``remove`` would take. Returns
-    ``"job N is not queued"`` when one is missing (a negative id never is). ``a`` and ``b``
-    follow ticketq.pyi's "Integers" rule (TypeError ``"a must be int"``), any int value.
-    Allocates. O(n)."""
+    has the lower sequence number except across the 2**30 wrap). For a LaneQueue also each
+    ticket's lane and place in it, and when the two are in one class but different lanes,
+    the rule that decides there: the weighted rotation, with the table entry (counted from
+    the class's cursor) at which it reaches each lane's turn for the ticket, and whether the
+    one that pops second was pushed first. For an id queued more than once, the oldest
+    ticket (pushed first) with it, the one ``remove`` would take. Returns ``"job N is not
+    queued"`` when one is missing (a negative id never is). ``a`` and ``b`` follow
+    ticketq.pyi's "Integers" rule (TypeError ``"a must be int"``), any int value.
+    Allocates. O(n) (a LaneQueue: O(n * W / w))."""
 
 
 def max_wait(capacity: int, aging: int, cls: int) -> Optional[int]:
@@ -83,4 +95,26 @@ def max_wait(capacity: int, aging: int, cls: int) -> Optional[int]:
 
     Cost of aging: one O(n) scan for the oldest ticket every N pops, then an O(log n)
     sift-up; no allocation.
+    """
+
+
+def lane_max_wait(q: LaneQueue, lane: int, cls: int) -> Optional[int]:
+    """Upper bound on the pops of *other* tickets that can come before a ticket of class
+    ``cls`` (0..3) in ``lane`` of ``q`` pops, whatever is pushed meanwhile; None where there
+    is no bound. Read from the queue's table, lane bounds and aging.
+
+    - ``cls == 3``: G, the most table entries from a start just past one of the lane's
+      entries to the B-th of its entries after that (B = ``q.lane_capacity[lane]``), less
+      one. At most B - 1 tickets of the lane are older than the ticket; the lane has a ticket
+      of the class at every pop until it pops, so every entry of the lane the rotation reads
+      pops one of them or the ticket itself, and each pop reads at least one entry. G is
+      reached when every lane stays backlogged (a test shows it) and is at most
+      ``ceil((B + 1)*W/w) - 1`` (the share guarantee, docs/lanes.md).
+    - ``q.aging == 0`` and ``cls < 3``: None (strict priority).
+    - ``q.aging == N > 0``: ``N*((capacity - 1)*3 + 3 - cls) + G``. Aging picks the oldest
+      ticket below the top whatever its lane, so max_wait's argument holds unchanged until
+      the ticket reaches CRITICAL, and G bounds the rest: promotions that put older tickets
+      of its lane ahead of it are among the B - 1.
+
+    Raises ValueError for an unknown lane or a class out of range. Allocates; O(W).
     """

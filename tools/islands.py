@@ -92,28 +92,37 @@ def vm_unavailable():
     return None
 
 
-def run_vm(cfg, timeout=120):
-    # Replays on the MicroPython VM: {"textbook": [...], "ticketq": [...], "digests": [...],
-    # "version": str}. Raises RuntimeError if the VM fails.
-    code = "import sys\nprint('v', '.'.join(str(x) for x in sys.implementation.version[:3]))\n"
-    p = subprocess.run(["node", VM_SCRIPT, code + vm_call(cfg)], capture_output=True,
-                       text=True, timeout=timeout)
+def vm_lines(code, timeout=120):
+    # Runs Python code on the MicroPython VM (tools/islands_vm.mjs: lib/, tests/ and the
+    # tools' *_replay.py importable); returns (VM version, the lines it printed). Raises
+    # RuntimeError if the VM fails. tools/lanes_demo.py uses it too.
+    head = "import sys\nprint('v', '.'.join(str(x) for x in sys.implementation.version[:3]))\n"
+    p = subprocess.run(["node", VM_SCRIPT, head + code], capture_output=True, text=True,
+                       timeout=timeout)
     if p.returncode:
         raise RuntimeError("MicroPython VM failed (exit %d): %s" % (
             p.returncode, (p.stderr or p.stdout).strip()[-800:]))
+    lines = p.stdout.splitlines()
+    version = lines[0].split()[1] if lines and lines[0].startswith("v ") else "?"
+    return version, lines[1:]
+
+
+def run_vm(cfg, timeout=120):
+    # Replays on the MicroPython VM: {"textbook": [...], "ticketq": [...], "digests": [...],
+    # "version": str}. Raises RuntimeError if the VM fails.
+    version, lines = vm_lines(vm_call(cfg), timeout)
     n = len(cfg["skew_us"])
-    out = {"textbook": [None] * n, "ticketq": [None] * n, "digests": [None] * n}
-    for line in p.stdout.splitlines():
+    out = {"textbook": [None] * n, "ticketq": [None] * n, "digests": [None] * n,
+           "version": version}
+    for line in lines:
         f = line.split()
-        if f and f[0] == "v":
-            out["version"] = f[1]
-        elif f and f[0] == "tq":
+        if f and f[0] == "tq":
             out["digests"][int(f[1])] = int(f[2])
             out["ticketq"][int(f[1])] = [int(x) for x in f[3].split(",")] if len(f) > 3 else []
         elif f and f[0] == "tb":
             out["textbook"][int(f[1])] = [int(x) for x in f[2].split(",")] if len(f) > 2 else []
     if None in out["digests"] or None in out["textbook"]:
-        raise RuntimeError("MicroPython VM: incomplete output:\n" + p.stdout[-800:])
+        raise RuntimeError("MicroPython VM: incomplete output:\n" + "\n".join(lines)[-800:])
     return out
 
 
@@ -174,6 +183,17 @@ def esc(s):
     return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
+def svg_head(width, height, title, subtitle):
+    # The opening lines of a demonstration's picture (tools/lanes_demo.py's too): the svg
+    # element, a white background, the title and the line under it (text, not escaped).
+    return ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
+            'font-family="DejaVu Sans, Verdana, Arial, sans-serif">' % (width, height, width,
+                                                                         height),
+            '<rect width="100%" height="100%" fill="#fff"/>',
+            '<text x="16" y="28" font-size="17" font-weight="bold">%s</text>' % title,
+            '<text x="16" y="50" font-size="12" fill="#444">%s</text>' % subtitle]
+
+
 def svg(r, show=40):
     # One row per island for each queue, boxes in pop order coloured by class, the first
     # divergence marked. Hand-written SVG: no dependency, stable text output.
@@ -188,20 +208,16 @@ def svg(r, show=40):
     width = left + cols * (bw + gap) + 190
     panel_h = 24 + n * (bh + rgap)
     height = top + 2 * panel_h + 24 + 70
-    out = []
+    out = svg_head(width, height, "One operation stream, %d islands with skewed, drifting "
+                   "clocks: who runs first?" % n,
+                   "seed %d · %d pushes · skew %s ms · drift %s ppm · link delay %s–%s ms + "
+                   "0–%s ms jitter · pops %d–%d of %d shown" % (
+                       c["seed"], sum(1 for o in r["ops"] if o[0] == R.PUSH),
+                       " / ".join(fmt_ms(s) for s in c["skew_us"]),
+                       " / ".join("%+d" % d for d in c["drift_ppm"]), fmt_ms(c["base_us"]),
+                       fmt_ms(3 * c["base_us"]), fmt_ms(c["jitter_us"]), start + 1,
+                       start + cols, total))
     a = out.append
-    a('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
-      'font-family="DejaVu Sans, Verdana, Arial, sans-serif">' % (width, height, width, height))
-    a('<rect width="100%" height="100%" fill="#fff"/>')
-    a('<text x="16" y="28" font-size="17" font-weight="bold">One operation stream, %d islands '
-      'with skewed, drifting clocks: who runs first?</text>' % n)
-    a('<text x="16" y="50" font-size="12" fill="#444">seed %d · %d pushes · skew %s ms · '
-      'drift %s ppm · link delay %s–%s ms + 0–%s ms jitter · pops %d–%d of %d shown'
-      '</text>' % (c["seed"], sum(1 for o in r["ops"] if o[0] == R.PUSH),
-                   " / ".join(fmt_ms(s) for s in c["skew_us"]),
-                   " / ".join("%+d" % d for d in c["drift_ppm"]), fmt_ms(c["base_us"]),
-                   fmt_ms(3 * c["base_us"]), fmt_ms(c["jitter_us"]), start + 1,
-                   start + cols, total))
 
     def x_of(i):
         return left + (i - start) * (bw + gap)
@@ -332,34 +348,46 @@ def main(argv=None):
     print("\n".join(summary(r)))
     ok = r["tq_div"] is None and len(set(r["digests"])) == 1
 
+    def judge(m):
+        same_tq = m["ticketq"] == r["ticketq"] and m["digests"] == r["digests"]
+        same_tb = m["textbook"] == r["textbook"]
+        print("MicroPython %s VM: ticketq digest %s on every island, %s CPython's; "
+              "textbook orders %s CPython's" % (
+                  m.get("version", "?"),
+                  "0x%08x" % m["digests"][0] if len(set(m["digests"])) == 1
+                  else "DIFFERS between islands",
+                  "same pops and digest as" if same_tq else "NOT EQUAL to",
+                  "identical to" if same_tb else "differ from"))
+        return same_tq
+
+    ok = vm_stage(args, r["cfg"], run_vm, judge) and ok
+    if not args.no_svg:
+        write_picture(args.svg, svg(r, args.show))
+    return 0 if ok else 1
+
+
+# The two steps every demonstration's CLI ends with (tools/lanes_demo.py uses them too).
+def vm_stage(args, cfg, run_vm, judge):
+    # The replay on the MicroPython VM: skipped (--no-vm, or no VM here: then a failure only
+    # with --vm), failed, or judge(its result), which prints a line and returns whether the
+    # VM agrees with CPython.
     why = "--no-vm" if args.no_vm else vm_unavailable()
     if why:
         print("MicroPython VM: skipped (%s)" % why)
-        ok = ok and not args.vm
-    else:
-        try:
-            m = run_vm(r["cfg"])
-        except (RuntimeError, subprocess.TimeoutExpired) as e:
-            print("MicroPython VM: FAILED: %s" % e)
-            ok = False
-        else:
-            same_tq = m["ticketq"] == r["ticketq"] and m["digests"] == r["digests"]
-            same_tb = m["textbook"] == r["textbook"]
-            print("MicroPython %s VM: ticketq digest %s on every island, %s CPython's; "
-                  "textbook orders %s CPython's" % (
-                      m.get("version", "?"),
-                      "0x%08x" % m["digests"][0] if len(set(m["digests"])) == 1
-                      else "DIFFERS between islands",
-                      "same pops and digest as" if same_tq else "NOT EQUAL to",
-                      "identical to" if same_tb else "differ from"))
-            ok = ok and same_tq
-    if not args.no_svg:
-        d = os.path.dirname(os.path.abspath(args.svg))
-        os.makedirs(d, exist_ok=True)
-        with open(args.svg, "w", encoding="utf-8") as f:
-            f.write(svg(r, args.show))
-        print("picture: %s" % os.path.relpath(args.svg))
-    return 0 if ok else 1
+        return not args.vm
+    try:
+        m = run_vm(cfg)
+    except (RuntimeError, subprocess.TimeoutExpired) as e:
+        print("MicroPython VM: FAILED: %s" % e)
+        return False
+    return judge(m)
+
+
+def write_picture(path, text):
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    print("picture: %s" % os.path.relpath(path))
 
 
 if __name__ == "__main__":

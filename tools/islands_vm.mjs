@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Runs a few lines of Python on the MicroPython WebAssembly VM (the npm package pinned in
-// tools/mpvm/package.json, loaded by tools/mpvm/vm.mjs) with lib/*.py and
-// tools/islands_replay.py importable, and forwards what they print to stdout.
-// tools/islands.py uses it to replay the islands on MicroPython.
+// tools/mpvm/package.json, loaded by tools/mpvm/vm.mjs) with lib/*.py, tests/*.py and the
+// replays tools/islands_replay.py and tools/lanes_replay.py importable, and forwards what
+// they print to stdout. tools/islands.py (the islands) and tools/lanes_demo.py (the lanes
+// demonstration) use it to replay on MicroPython.
 //
 //   node tools/islands_vm.mjs 'import islands_replay as r; r.report(1, [0, 11000], [0, 50])'
 //
@@ -22,9 +23,9 @@ if (!code || process.argv.length > 3) {
 const lines = [];
 let mp;
 try {
-  // lib/ (and tests/, firmware/) and tools/islands_replay.py on sys.path (tools/mpvm/vm.mjs)
+  // lib/ (and tests/, firmware/) and the tools' replays on sys.path (tools/mpvm/vm.mjs)
   mp = await loadVM({
-    dirs: [{ dir: HERE, only: ["islands_replay.py"] }],
+    dirs: [{ dir: HERE, only: ["islands_replay.py", "lanes_replay.py"] }],
     linebuffer: true,
     stdout: (s) => lines.push(s),
     stderr: (s) => lines.push(s),

@@ -43,6 +43,7 @@ BUILD = os.path.join(ROOT, "build", "typecheck")
 INSTALL = ".venv/bin/pip install -r tools/typecheck-requirements.txt"
 
 # Modules not checked on a target ("*": on every one), and why.
+NO_SOCKET = "the board client of the fleet queue needs sockets (a network), which this firmware has not"
 SKIP = {
     "*": {
         "lib/ticketq_viper.py": "viper code: ptr32()/uint() casts are compiler built-ins that no "
@@ -52,7 +53,10 @@ SKIP = {
     },
     "microbit": {
         "lib/ticketq_async.py": "no micro:bit firmware (v1 or V2) has asyncio",
+        "lib/ticketq_resp.py": NO_SOCKET,
     },
+    "rp2": {"lib/ticketq_resp.py": NO_SOCKET + " (the Pico W's has; these are the plain Pico's stubs)"},
+    "host": {"lib/ticketq_resp.py": NO_SOCKET + " (the WebAssembly VM)"},
 }
 
 

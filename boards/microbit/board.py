@@ -22,8 +22,10 @@
 # even with compiling for free library + Deadline + worker + Worker(32) leave ~0.6 KB,
 # less than a REPL command and a session's job names need (README, "what fits in 10 KB").
 # ticketq_ticks (FakeClock: +0.7 KB) and ticketq_wait (+0.7 KB) are not imported by the
-# worker and stay off; firmware/shell.py and firmware/workload.py (REPL conveniences, sample
-# workload) do not fit either.
+# worker and stay off; ticketq_lanes (fair lanes, 5.8 KB stripped) would need ~17 KB free to
+# compile, more than the whole heap, so it and its test modules (test_lanes*) stay off too;
+# firmware/shell.py and firmware/workload.py (REPL conveniences, sample workload) do not
+# fit either.
 NAME = "microbit"
 CAPACITY = 32  # queue slots: 256 bytes of queue arrays, 34-slot job table
 HEARTBEAT = "microbit"  # the centre pixel of the 5x5 LED display (microbit.display)

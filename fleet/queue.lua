@@ -1,0 +1,210 @@
+-- queue.lua: the ticket queue itself, ticketq.TicketQueue's contract on the server: open,
+-- push, pop (optionally leased: lease.lua acks), peek, remove, info, tickets, clear,
+-- destroy. Loaded after core.lua (its helpers and the KEYS layout are documented there).
+-- Every function that changes the queue first returns expired leases to their places
+-- (reap) and checks the queue's layout version (meta).
+
+local TYPES = {[META] = 'hash', [READY] = 'zset', [IDS] = 'zset', [PROMO] = 'set',
+  [LEASED] = 'zset', [DELIV] = 'hash', [WAKE] = 'list', [DEAD] = 'list', [IDEM] = 'hash',
+  [IDEMT] = 'zset'}
+
+local function check_keys(keys)
+  if #keys ~= NKEYS then
+    fail('TQARG', 'expected ' .. NKEYS .. ' keys, got ' .. #keys)
+  end
+  for i = 1, NKEYS do
+    local t = redis.call('TYPE', keys[i])['ok']
+    if t ~= 'none' and t ~= TYPES[i] then
+      fail('TQTYPE', 'key ' .. keys[i] .. ' holds a ' .. t .. ', ticketq keeps a ' .. TYPES[i] ..
+        ' there: another program uses this prefix and queue name')
+    end
+  end
+end
+
+-- open: args cap (0: the queue must exist), first_seq, aging, max_deliveries.
+-- Creates the queue if it does not exist and cap > 0; otherwise checks that the settings
+-- given match it. Returns {cap, first_seq, aging, max_deliveries, client number}.
+local function open(keys, args)
+  check_keys(keys)
+  local cap = int_arg(args[1], 0, 0x1000000, 'capacity')
+  local first = int_arg(args[2], 0, MASK, 'first_seq')
+  local aging = int_arg(args[3], 0, MASK, 'aging')
+  local maxdel = int_arg(args[4], 0, MASK, 'max_deliveries')
+  if redis.call('EXISTS', keys[META]) == 0 then
+    if cap == 0 then
+      fail('TQNOQUEUE', 'no queue at ' .. keys[META] .. ' (create it with a capacity)')
+    end
+    redis.call('HSET', keys[META], 'v', V, 'cap', cap, 'first', first, 'aging', aging,
+      'maxdel', maxdel, 'hi', 0, 'lo', 0, 'left', aging, 'digest', DIG0, 'clients', 0, 'pops', 0)
+  else
+    local m = meta(keys)
+    if cap > 0 and (m.cap ~= cap or m.first ~= first or m.aging ~= aging or m.maxdel ~= maxdel) then
+      fail('TQCONFIG', 'queue ' .. keys[META] .. ' exists with capacity ' .. m.cap ..
+        ', first_seq ' .. m.first .. ', aging ' .. m.aging .. ', max_deliveries ' .. m.maxdel ..
+        '; asked for ' .. cap .. ', ' .. first .. ', ' .. aging .. ', ' .. maxdel ..
+        ' (open it without a capacity to take its settings)')
+    end
+    cap, first, aging, maxdel = m.cap, m.first, m.aging, m.maxdel
+  end
+  return {cap, first, aging, maxdel, redis.call('HINCRBY', keys[META], 'clients', 1)}
+end
+
+-- push: args client, opno, job id, class. Returns the sequence number, or -1 when the
+-- queue is full: queued plus leased tickets (a leased ticket may come back) reach the
+-- capacity. A refused push stores nothing and spends no sequence number.
+local function push(keys, args)
+  local m = meta(keys)
+  local id = int_arg(args[3], 0, MASK, 'job id')
+  local cls = int_arg(args[4], 0, 3, 'priority')
+  return mutation(keys, args, 'push', m, function()
+    if redis.call('ZCARD', keys[READY]) + redis.call('ZCARD', keys[LEASED]) >= m.cap then
+      return -1
+    end
+    if m.hi >= HI_END then
+      fail('TQEXHAUSTED', 'queue ' .. keys[META] .. ' has used all 2**62 sequence counters')
+    end
+    local member = string.format('%08x%08x%08x', m.hi, m.lo, id)
+    local lo, hi = m.lo + 1, m.hi
+    if lo == LO then
+      lo, hi = 0, hi + 1
+    end
+    redis.call('HSET', keys[META], 'hi', string.format('%d', hi), 'lo', lo)
+    enqueue(keys, cls, member)
+    return (m.first + m.lo) % LO
+  end)
+end
+
+-- pop: args client, opno, lease_ms (0: the ticket leaves the queue at once, as
+-- TicketQueue.pop; > 0: it is leased until the server's TIME + lease_ms, and comes back to
+-- its place unless acked). Returns {id, class, seq, promoted 0/1, deliveries, token ("" for
+-- no lease), pop number (pops of this queue before this one, mod 2**30: the server's order
+-- of pops, whichever client made them)}, or {-1, ms until the next lease expires (-1:
+-- none)} when nothing is queued.
+local function pop(keys, args)
+  local m = meta(keys)
+  local lease = int_arg(args[3], 0, MASK, 'lease_ms')
+  return mutation(keys, args, 'pop', m, function(now)
+    local r = redis.call('ZPOPMIN', keys[READY])
+    if #r == 0 then
+      return {-1, next_expiry(keys, now)}
+    end
+    local member, cls = r[1], 3 - tonumber(r[2])
+    local id, seq = job_id(member), seq_of(m, member)
+    redis.call('ZREM', keys[IDS], id_key(member))
+    local promoted = redis.call('SISMEMBER', keys[PROMO], member)
+    local d, token = 0, ''
+    if lease > 0 then
+      d = redis.call('HINCRBY', keys[DELIV], member, 1)
+      local lm = cls .. member
+      redis.call('ZADD', keys[LEASED], string.format('%d', now + lease), lm)
+      token = lm .. ':' .. d
+    else
+      d = (tonumber(redis.call('HGET', keys[DELIV], member)) or 0) + 1
+      forget(keys, member)
+    end
+    local fields = {'digest', digest(m.digest, id, seq, cls), 'pops', string.format('%d', m.pops + 1)}
+    if m.aging > 0 then
+      local left = m.left - 1
+      if left <= 0 then
+        left = m.aging
+        promote(keys)
+      end
+      fields[5], fields[6] = 'left', left
+    end
+    redis.call('HSET', keys[META], unpack(fields))
+    if redis.call('ZCARD', keys[READY]) > 0 then
+      wake(keys)  -- work is left: pass the token on to the next waiter
+    end
+    return {id, cls, seq, promoted, d, token, m.pops % LO}
+  end)
+end
+
+-- peek: the job id of the next ticket, or -1 when nothing is queued.
+local function peek(keys, args)
+  local m = meta(keys)
+  reap(keys, m, now_ms())
+  local r = redis.call('ZRANGE', keys[READY], 0, 0)
+  if #r == 0 then
+    return -1
+  end
+  return job_id(r[1])
+end
+
+-- remove: args client, opno, job id. Removes the oldest queued (not leased) ticket with
+-- that id: 1, or 0 if there is none. O(log n) through the ids index.
+local function remove(keys, args)
+  local m = meta(keys)
+  local id = int_arg(args[3], 0, MASK, 'job id')
+  return mutation(keys, args, 'remove', m, function()
+    local hex = string.format('%08x', id)
+    local r = redis.call('ZRANGEBYLEX', keys[IDS], '[' .. hex, '(' .. hex .. 'g', 'LIMIT', 0, 1)
+    if #r == 0 then
+      return 0
+    end
+    local member = string.sub(r[1], 9, 24) .. hex
+    redis.call('ZREM', keys[IDS], r[1])
+    redis.call('ZREM', keys[READY], member)
+    forget(keys, member)
+    return 1
+  end)
+end
+
+-- info: {queued, leased, capacity, digest, CRITICAL, HIGH, NORMAL, LOW queued, dead-lettered,
+-- ms to the next lease expiry or -1}.
+local function info(keys, args)
+  local m = meta(keys)
+  local now = now_ms()
+  reap(keys, m, now)
+  local out = {redis.call('ZCARD', keys[READY]), redis.call('ZCARD', keys[LEASED]), m.cap,
+    m.digest}
+  for s = 0, 3 do
+    out[5 + s] = redis.call('ZCOUNT', keys[READY], s, s)
+  end
+  out[9] = redis.call('LLEN', keys[DEAD])
+  out[10] = next_expiry(keys, now)
+  return out
+end
+
+-- tickets: every queued ticket in pop order, flat: id, class, seq, promoted, ... O(n):
+-- for audits and tests (ticketq_audit.tickets), not for a hot path.
+local function tickets(keys, args)
+  local m = meta(keys)
+  reap(keys, m, now_ms())
+  local r = redis.call('ZRANGE', keys[READY], 0, -1, 'WITHSCORES')
+  local out = {}
+  for i = 1, #r, 2 do
+    out[#out + 1] = job_id(r[i])
+    out[#out + 1] = 3 - tonumber(r[i + 1])
+    out[#out + 1] = seq_of(m, r[i])
+    out[#out + 1] = redis.call('SISMEMBER', keys[PROMO], r[i])
+  end
+  return out
+end
+
+-- clear: args client, opno. Drops every queued and leased ticket, resets the digest and
+-- the aging count; the push counter goes on (a logical clock never goes back). The
+-- dead-letter list stays.
+local function clear(keys, args)
+  local m = meta(keys)
+  return idem(keys, args, now_ms(), 'clear', function()
+    redis.call('DEL', keys[READY], keys[IDS], keys[PROMO], keys[LEASED], keys[DELIV], keys[WAKE])
+    redis.call('HSET', keys[META], 'digest', DIG0, 'left', m.aging)
+    return 1
+  end)
+end
+
+-- destroy: deletes every key of the queue, settings and counter included.
+local function destroy(keys, args)
+  check_keys(keys)
+  return redis.call('DEL', unpack(keys))
+end
+
+register('open', open)
+register('push', push)
+register('pop', pop)
+register('peek', peek)
+register('remove', remove)
+register('info', info)
+register('tickets', tickets)
+register('clear', clear)
+register('destroy', destroy)

@@ -1,0 +1,241 @@
+# ticketq_fleet: ticketq.TicketQueue's contract kept in Redis or Valkey, shared by many
+# boards and gateway processes. Full documentation is in ticketq_fleet.pyi and
+# docs/fleet.md; run-time docstrings are kept out (a board keeps them in RAM).
+#
+# Every change of state happens in the server, inside one Redis Function of the ticketq
+# library (fleet/*.lua, loaded once per server by tools/fleetctl.py install), so each call is
+# atomic whichever client makes it. This module only checks arguments (with ticketq's own
+# checker, so the errors are TicketQueue's), names the keys, calls the functions by name
+# (FCALL tq<VERSION>_<op>) and reads their replies. It runs unchanged on CPython (with a
+# redis-py client) and on MicroPython boards with sockets (with ticketq_resp.Redis): any
+# object with redis-py's execute_command(*args) will do. Not for the micro:bit: no socket.
+#
+# Dropped connections: every call that changes the queue carries (client number, call
+# number); the server keeps each client's last reply per kind of call and replays it when
+# the same call comes again. A call that meets a network error is sent again, the same, up
+# to `retries` times (the client reconnects); a pop that still got no reply is sent again,
+# the same, by the next pop, which so returns the ticket the lost reply carried.
+from ticketq_heap import _int
+from ticketq_base import QueueFull, QueueEmpty
+from ticketq_wait import timeout
+
+VERSION = 1  # of the server library (ticketq_1) and the key layout it reads
+_MASK = 0x3FFFFFFF
+# The keys of one queue, in the order every function takes them (fleet/core.lua).
+_SUFFIXES = ("meta", "ready", "ids", "promo", "leased", "deliv", "wake", "dead", "idem", "idemt")
+_WAKE = 6
+
+
+class FleetError(Exception):
+    pass
+
+
+def _net(e):
+    # A network failure, worth sending the same call again: OSError (sockets, timeouts,
+    # ticketq_resp) or redis-py's ConnectionError/TimeoutError (and their subclasses).
+    if isinstance(e, OSError):
+        return True
+    for c in getattr(type(e), "__mro__", ()):
+        if c.__name__ in ("ConnectionError", "TimeoutError"):
+            return True
+    return False
+
+
+def _text(v):
+    return v.decode() if isinstance(v, bytes) else v
+
+
+class FleetQueue:
+    def __init__(self, conn, name, capacity=None, first_seq=0, aging=0, max_deliveries=8,
+                 prefix="tq", retries=3, slice_ms=2000):
+        if capacity is not None:
+            _int(capacity, 1, 0x1000000, "capacity")
+        _int(first_seq, 0, _MASK, "first_seq")
+        _int(aging, 0, _MASK, "aging")
+        _int(max_deliveries, 0, _MASK, "max_deliveries")
+        _int(retries, 0, 100, "retries")
+        _int(slice_ms, 1, 0x1FFFFFFF, "slice_ms")
+        for s, what in ((name, "name"), (prefix, "prefix")):
+            if type(s) is not str:
+                raise TypeError(what + " must be str")
+            if "{" in s or "}" in s or not (s or what == "prefix"):
+                raise ValueError(what + " must be a non-empty str without { }")
+        self.conn = conn
+        self.name = name
+        self.keys = [prefix + "{" + name + "}:" + s for s in _SUFFIXES]
+        self.retries = retries
+        self.slice_ms = slice_ms
+        self.trace = None
+        self.last_priority = -1
+        self.last_seq = -1
+        self.last_lease = None  # the lease token of the last leased pop
+        self.last_deliveries = 0
+        self.last_pop = -1  # the server's number of the last pop (its order among all clients')
+        self._client = 0  # no replay records until the server gives a number
+        self._op = 0
+        self._pending = None  # a pop sent without an answer: the next pop sends it again
+        r = self._call("open", (0 if capacity is None else int(capacity), int(first_seq),
+                                int(aging), int(max_deliveries)))
+        self.capacity, self.first_seq, self.aging, self.max_deliveries, self._client = r
+
+    # ---- the calls
+
+    def _args(self, op, args, idem=False):
+        a = ["FCALL", "tq%d_%s" % (VERSION, op), len(self.keys)]
+        a.extend(self.keys)
+        if idem:
+            self._op = (self._op + 1) & _MASK
+            a.append(self._client)
+            a.append(self._op)
+        a.extend(args)
+        return a
+
+    def _send(self, a):
+        n = 0
+        while 1:
+            try:
+                return self.conn.execute_command(*a)
+            except Exception as e:
+                if not _net(e):
+                    raise self._error(e)
+                if n >= self.retries:
+                    raise
+                n += 1
+
+    def _call(self, op, args=(), idem=False):
+        return self._send(self._args(op, args, idem))
+
+    def _error(self, e):
+        # Server answers that mean "this server or this queue is not what the client
+        # expects" become one clear FleetError; anything else stays as it came.
+        msg = str(e)
+        if "unction not found" in msg:
+            return FleetError("the ticketq_%d library is not loaded in this server (run: "
+                              "tools/fleetctl.py install --url ...; a server with only an older "
+                              "library cannot serve this client): %s" % (VERSION, msg))
+        if msg.startswith("WRONGTYPE"):
+            return FleetError("queue %s: a key of the queue holds another type, so something "
+                              "else wrote there: %s" % (self.keys[0][:-5], msg))
+        if msg.startswith("TQ"):
+            return FleetError(msg)
+        return e
+
+    # ---- TicketQueue's interface
+
+    def push(self, job_id, priority):
+        _int(job_id, 0, _MASK, "job id")
+        _int(priority, 0, 3, "priority")
+        s = self._call("push", (int(job_id), int(priority)), True)
+        if s < 0:
+            raise QueueFull("ticket queue full")
+        return s
+
+    def _pop(self, lease_ms):
+        a = self._pending or self._args("pop", (lease_ms,), True)
+        self._pending = a
+        r = self._send(a)
+        self._pending = None
+        if r[0] >= 0:
+            i, c, s = r[0], r[1], r[2]
+            self.last_priority = c
+            self.last_seq = s
+            self.last_deliveries = r[4]
+            self.last_lease = r[5] or None
+            self.last_pop = r[6]
+            if self.trace is not None:
+                self.trace.record(i, c, s, r[3] == 1)
+        return r
+
+    def pop(self, lease_ms=0):
+        _int(lease_ms, 0, _MASK, "lease_ms")
+        r = self._pop(int(lease_ms))
+        if r[0] < 0:
+            raise QueueEmpty("ticket queue empty")
+        return r[0]
+
+    def pop_until(self, deadline, lease_ms=0):
+        # Blocks in the server (BLPOP on the wake key), never in a loop of polls: each
+        # wait is recomputed from deadline.remaining(), cut to the next lease expiry (a
+        # ticket comes back then) and to slice_ms (shorter than the socket timeout).
+        _int(lease_ms, 0, _MASK, "lease_ms")
+        while 1:
+            r = self._pop(int(lease_ms))
+            if r[0] >= 0:
+                return r[0]
+            left = deadline.remaining()
+            if left == 0:
+                raise timeout()
+            t = self.slice_ms
+            if left is not None and left < t:
+                t = left
+            if 0 < r[1] < t:
+                t = r[1]
+            self._send(["BLPOP", self.keys[_WAKE], "%d.%03d" % (t // 1000, t % 1000)])
+
+    def peek(self):
+        i = self._call("peek")
+        if i < 0:
+            raise QueueEmpty("ticket queue empty")
+        return i
+
+    def remove(self, job_id):
+        _int(job_id, 0, _MASK, "job id")
+        return self._call("remove", (int(job_id),), True) == 1
+
+    def full(self):
+        r = self._call("info")
+        return r[0] + r[1] >= self.capacity
+
+    def clear(self):
+        self._call("clear", (), True)
+        self.last_priority = -1
+        self.last_seq = -1
+
+    def __len__(self):
+        return self._call("info")[0]
+
+    @property
+    def digest(self):
+        return self._call("info")[3]
+
+    def __repr__(self):
+        r = self._call("info")
+        return "<FleetQueue %s %d/%d CRITICAL=%d HIGH=%d NORMAL=%d LOW=%d leased=%d>" % (
+            self.keys[0][:-5], r[0], self.capacity, r[4], r[5], r[6], r[7], r[1])
+
+    # ---- leases
+
+    def _token(self, token):
+        t = _text(token)
+        if type(t) is not str or len(t) < 27 or t[25] != ":":
+            raise ValueError("lease token: what pop(lease_ms) left in last_lease")
+        return token
+
+    def ack(self, token):
+        return self._call("ack", (self._token(token),), True) == 1
+
+    def release(self, token):
+        return self._call("release", (self._token(token),), True)
+
+    def touch(self, token, lease_ms):
+        _int(lease_ms, 1, _MASK, "lease_ms")
+        return self._call("touch", (self._token(token), int(lease_ms))) == 1
+
+    # ---- the host's view
+
+    def info(self):
+        r = self._call("info")
+        return {"queued": r[0], "leased": r[1], "capacity": r[2], "digest": r[3],
+                "classes": (r[7], r[6], r[5], r[4]), "dead": r[8], "next_expiry_ms": r[9]}
+
+    def tickets(self):
+        r = self._call("tickets")
+        return [(r[j], r[j + 1], r[j + 2], r[j + 3] == 1) for j in range(0, len(r), 4)]
+
+    def dead(self, count=10):
+        _int(count, 1, _MASK, "count")
+        r = self._call("dead", (int(count),))
+        return [(r[j], r[j + 1], r[j + 2], r[j + 3]) for j in range(0, len(r), 4)]
+
+    def destroy(self):
+        return self._call("destroy")

@@ -1,0 +1,185 @@
+# ticketq_resp: a small Redis client (RESP2 over TCP) for boards with sockets (esp32, Pico W,
+# the unix port), enough for ticketq_fleet: execute_command(*args) as redis-py spells it.
+# Full documentation is in ticketq_resp.pyi. Runs unchanged on CPython too (the tests run
+# the same contract there and on the unix port). Not for the micro:bit: no socket.
+#
+# Replies: simple string -> bytes, error -> RespError raised (the connection stays in
+# step), integer -> int, bulk string -> bytes or None, array -> list or None.
+# A network failure (refused, reset, closed, timeout) closes the socket and raises OSError;
+# the next command connects again. Whether a command that failed so took effect is
+# unknown: ticketq_fleet sends such calls again with the same call number, and the server
+# replays its answer instead of acting twice.
+try:
+    import socket
+except ImportError:  # MicroPython before 1.19 names it usocket
+    import usocket as socket
+
+
+class RespError(Exception):
+    pass
+
+
+def _enc(v):
+    if isinstance(v, bytes):
+        return v
+    if isinstance(v, str):
+        return v.encode()
+    if isinstance(v, int) and type(v) is not bool:
+        return str(v).encode()
+    raise TypeError("command arguments: bytes, str or int")
+
+
+class Redis:
+    def __init__(self, host="127.0.0.1", port=6379, timeout=10, password=None, db=0):
+        self.host = host
+        self.port = port
+        self.timeout = timeout  # s, for connect and every reply; more than any BLPOP wait
+        self.password = password
+        self.db = db
+        self._s = None
+        self._f = None
+        self.connects = 0  # connections made so far (tests count reconnects)
+
+    @classmethod
+    def from_url(cls, url, timeout=10):
+        # redis://[[user]:password@]host[:port][/db]
+        if not url.startswith("redis://"):
+            raise ValueError("url: redis://[:password@]host[:port][/db]")
+        rest = url[8:]
+        password = None
+        if "@" in rest:
+            auth, rest = rest.rsplit("@", 1)
+            password = auth.split(":", 1)[-1] or None
+        db = 0
+        if "/" in rest:
+            rest, d = rest.split("/", 1)
+            db = int(d or 0)
+        port = 6379
+        if ":" in rest:
+            rest, p = rest.rsplit(":", 1)
+            port = int(p)
+        return cls(rest or "127.0.0.1", port, timeout, password, db)
+
+    def connect(self):
+        self.close()
+        addr = socket.getaddrinfo(self.host, self.port, 0, socket.SOCK_STREAM)[0][-1]
+        s = socket.socket()
+        self._s = s
+        try:
+            s.settimeout(self.timeout)
+            s.connect(addr)
+            # MicroPython's socket reads lines itself; CPython's through a buffered file.
+            self._f = s if hasattr(s, "readline") else s.makefile("rwb")
+            self.connects += 1
+            if self.password is not None:
+                self._command(("AUTH", self.password))
+            if self.db:
+                self._command(("SELECT", self.db))
+        except Exception:
+            self.close()
+            raise
+
+    def close(self):
+        f, s = self._f, self._s
+        self._f = self._s = None
+        for o in (f, s):
+            if o is not None:
+                try:
+                    o.close()
+                except Exception:
+                    pass
+
+    def execute_command(self, *args):
+        data = self._encode(args)  # a bad argument: TypeError, nothing sent
+        if self._s is None:
+            self.connect()
+        return self._send(data)
+
+    def _encode(self, args):
+        out = [b"*%d\r\n" % len(args)]
+        for a in args:
+            a = _enc(a)
+            out.append(b"$%d\r\n" % len(a))
+            out.append(a)
+            out.append(b"\r\n")
+        return b"".join(out)
+
+    def _command(self, args):
+        return self._send(self._encode(args))
+
+    def _send(self, data):
+        try:
+            self._write(data)
+            return self._reply()
+        except RespError:
+            raise
+        except Exception as e:
+            # A half-read reply leaves the stream out of step: start again on a new socket.
+            self.close()
+            if isinstance(e, OSError):
+                raise
+            raise OSError("redis connection: %r" % (e,))
+
+    def _file(self):
+        f = self._f
+        if f is None:
+            raise OSError("redis connection closed")
+        return f
+
+    def _write(self, data):
+        f = self._file()
+        n = f.write(data)
+        if n is not None and n != len(data):
+            raise OSError("redis connection: short write")
+        flush = getattr(f, "flush", None)  # CPython's buffered file; a board's socket has none
+        if flush is not None:
+            flush()
+
+    def _line(self):
+        line = self._file().readline()
+        if not line.endswith(b"\r\n"):
+            raise OSError("redis connection closed")
+        return line[:-2]
+
+    def _read(self, n):
+        f = self._file()
+        data = f.read(n)
+        while data is not None and len(data) < n:  # a socket may return part of it
+            more = f.read(n - len(data))
+            if not more:
+                break
+            data += more
+        if data is None or len(data) != n:
+            raise OSError("redis connection closed")
+        return data
+
+    def _reply(self):
+        line = self._line()
+        t = line[:1]
+        if t == b":":
+            return int(line[1:])
+        if t == b"$":
+            n = int(line[1:])
+            if n < 0:
+                return None
+            return self._read(n + 2)[:-2]
+        if t == b"*":
+            n = int(line[1:])
+            if n < 0:
+                return None
+            err = None
+            out = []
+            for _ in range(n):
+                try:
+                    out.append(self._reply())
+                except RespError as e:  # an error inside an array: read the rest first
+                    err = err or e
+                    out.append(e)
+            if err is not None:
+                raise err
+            return out
+        if t == b"+":
+            return line[1:]
+        if t == b"-":
+            raise RespError(line[1:].decode())
+        raise OSError("redis connection: not RESP2: %r" % line[:20])

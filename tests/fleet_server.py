@@ -1,0 +1,230 @@
+# Host only (CPython): a real redis-server (Debian's package) for the fleet tests, started
+# on a free loopback port in a temporary directory and stopped afterwards. Never a mock:
+# the contract tests run the library's Lua in the server that production runs.
+#
+#   srv = fleet_server.shared()      # one server per test process, stopped at exit
+#   r = srv.client()                 # redis-py, the library loaded (tools/fleetctl.py install)
+#   with fleet_server.RedisServer(appendonly=True) as srv: ... srv.restart() ...
+#
+# redis-server missing is an error, not a skip: tools/setup installs it, and a fleet test
+# that skipped there would pass CI having tested nothing.
+import atexit
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+for _p in (os.path.join(ROOT, "tools"), os.path.join(ROOT, "lib")):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+import fleetctl  # noqa: E402  tools/fleetctl.py: the library loader
+
+
+def redis_server_exe():
+    exe = shutil.which("redis-server") or ("/usr/bin/redis-server" if os.access("/usr/bin/redis-server", os.X_OK) else None)
+    if not exe:
+        raise RuntimeError("redis-server not found: the fleet tests need a real one "
+                           "(tools/setup installs Debian's redis-server: apt-get install redis-server)")
+    return exe
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class RedisServer:
+    def __init__(self, appendonly=False):
+        self.appendonly = appendonly
+        self.dir = tempfile.mkdtemp(prefix="ticketq-redis-")
+        self.port = None
+        self.proc = None
+
+    def start(self):
+        exe = redis_server_exe()
+        last = ""
+        for _ in range(5):  # a port found free may be taken before the server binds it
+            port = self.port or free_port()
+            cmd = [exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", self.dir,
+                   "--save", "", "--appendonly", "yes" if self.appendonly else "no",
+                   "--appendfsync", "always", "--daemonize", "no", "--logfile", "redis.log",
+                   "--protected-mode", "yes"]
+            self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if self._wait_ready(port):
+                self.port = port
+                return self
+            self.proc.kill()
+            self.proc.wait()
+            last = self.log_tail()
+        raise RuntimeError("redis-server did not start: %s" % last)
+
+    def _wait_ready(self, port, secs=10.0):
+        end = time.monotonic() + secs
+        while time.monotonic() < end:
+            if self.proc.poll() is not None:
+                return False
+            try:
+                with socket.create_connection(("127.0.0.1", port), 0.2) as s:
+                    s.sendall(b"PING\r\n")
+                    if s.recv(64).startswith(b"+PONG"):
+                        return True
+            except OSError:
+                pass
+            time.sleep(0.02)
+        return False
+
+    def log_tail(self, n=5):
+        try:
+            with open(os.path.join(self.dir, "redis.log")) as f:
+                return " | ".join(f.read().strip().splitlines()[-n:])
+        except OSError:
+            return "(no log)"
+
+    def stop(self, sig=signal.SIGTERM):
+        # SIGTERM: a clean shutdown (the AOF is flushed); SIGKILL: a crash.
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+
+    def restart(self, sig=signal.SIGTERM):
+        self.stop(sig)
+        return self.start()
+
+    def close(self):
+        self.stop()
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def url(self):
+        return "redis://127.0.0.1:%d/0" % self.port
+
+    def client(self, install=True, **kw):
+        import redis
+
+        r = redis.Redis(host="127.0.0.1", port=self.port, **kw)
+        if install:
+            fleetctl.install(r)
+        return r
+
+    def resp(self, **kw):
+        # The board client (lib/ticketq_resp.py) on CPython, the library loaded.
+        import ticketq_resp
+
+        c = ticketq_resp.Redis("127.0.0.1", self.port, **kw)
+        fleetctl.install(c)
+        return c
+
+
+_shared = []
+
+
+def shared():
+    if not _shared:
+        srv = RedisServer().start()
+        atexit.register(srv.close)
+        _shared.append(srv)
+    return _shared[0]
+
+
+_names = [0]
+
+
+def fresh_name(tag="q"):
+    # A queue name no other test in this process used.
+    _names[0] += 1
+    return "%s%d-%d" % (tag, os.getpid(), _names[0])
+
+
+class DropProxy:
+    # A TCP proxy in front of a server that loses replies on request, as a flaky network
+    # does: a client sends ECHO drop-next-reply (in band, so a MicroPython client can ask
+    # too), gets that reply, and the reply to its next command is never delivered: the
+    # proxy closes the client's connection instead (the server did run the command).
+    # Used by the reconnect tests of both fleet clients.
+    MARK = b"drop-next-reply"
+
+    def __init__(self, port):
+        import threading
+
+        self.target = port
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        self.dropped = 0
+        self.conns = 0
+        self._stop = False
+        self._t = threading.Thread(target=self._accept, daemon=True)
+        self._t.start()
+
+    def _accept(self):
+        import threading
+
+        while not self._stop:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            self.conns += 1
+            threading.Thread(target=self._pipe, args=(c,), daemon=True).start()
+
+    def _pipe(self, c):
+        import select
+
+        s = socket.create_connection(("127.0.0.1", self.target))
+        state = 0  # 1: the MARK's own reply is next; 2: drop the reply after that
+        try:
+            while True:
+                r, _, _ = select.select([c, s], [], [], 0.5)
+                if self._stop:
+                    return
+                if c in r:
+                    data = c.recv(65536)
+                    if not data:
+                        return
+                    if self.MARK in data:
+                        state = 1
+                    s.sendall(data)
+                if s in r:
+                    data = s.recv(65536)
+                    if not data:
+                        return
+                    if state == 2:
+                        self.dropped += 1
+                        return  # the reply is lost with the connection
+                    c.sendall(data)
+                    if state == 1:
+                        state = 2
+        except OSError:
+            pass
+        finally:
+            for x in (c, s):
+                try:
+                    x.close()
+                except OSError:
+                    pass
+
+    def close(self):
+        self._stop = True
+        self.sock.close()

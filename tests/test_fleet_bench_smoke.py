@@ -1,0 +1,31 @@
+# Smoke run of the fleet benchmark (tools/bench/fleet.py --quick): it runs against real
+# redis-servers and writes its table with every row and column. Never a speed threshold.
+# CPython only (pytest): the MicroPython runners skip it.
+from support import IS_MICROPYTHON, skip
+
+
+def test_quick_fleet_benchmark_writes_its_table():
+    if IS_MICROPYTHON:
+        skip("the benchmark starts redis-servers and processes (host only)")
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    out = tempfile.mkdtemp()
+    p = subprocess.run([sys.executable, os.path.join(root, "tools", "bench", "fleet.py"), "--quick", "--out", out],
+                       capture_output=True, text=True, timeout=300, cwd=root)
+    assert p.returncode == 0, p.stderr[-2000:]
+    with open(os.path.join(out, "fleet-bench.md")) as f:
+        md = f.read()
+    rows = [l for l in md.splitlines() if l.startswith("| redis-py |") or l.startswith("| ticketq_resp")]
+    assert len(rows) == 7
+    assert all(len(r.strip("|").split("|")) == 6 for r in rows)
+    assert "BullMQ" in md
+    with open(os.path.join(out, "fleet-bench.json")) as f:
+        res = json.load(f)
+    assert [(r["clients"], r["pipelined"]) for r in res["rows"]][:6] == [
+        (1, False), (1, True), (4, False), (4, True), (16, False), (16, True)]
+    assert all(r["push"] > 0 and r["pop"] > 0 for r in res["rows"])

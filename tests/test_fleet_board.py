@@ -1,0 +1,44 @@
+# Host only: the board client's contract tests (test_fleet_contract.py) on the 32-bit
+# MicroPython unix port (tools/mpunix.py's find(): 31-bit small ints, sockets), against a
+# real redis-server started here, through ticketq_resp and ticketq_fleet exactly as a
+# board with a network would run them. The server's port and a reply-dropping proxy's go
+# to the port's process in TICKETQ_REDIS_PORT and TICKETQ_REDIS_PROXY. Without a unix port
+# the test says so and skips.
+from support import IS_MICROPYTHON, skip
+
+if not IS_MICROPYTHON:
+    import os
+    import subprocess
+    import sys
+
+    import fleet_server
+
+    HERE = os.path.dirname(os.path.abspath(__file__))
+    ROOT = os.path.dirname(HERE)
+
+
+def test_board_client_contract_on_the_unix_port():
+    if IS_MICROPYTHON:
+        skip("starts a redis-server and the unix port (host only)")
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import mpunix
+
+    exe, how = mpunix.find()
+    if exe is None:
+        skip("no MicroPython unix port: %s" % how)
+    srv = fleet_server.shared()
+    srv.client()  # the library loaded; the board never holds its Lua
+    proxy = fleet_server.DropProxy(srv.port)
+    try:
+        env = dict(os.environ, MICROPYPATH=mpunix.micropypath(), TICKETQ_REDIS_PORT=str(srv.port),
+                   TICKETQ_REDIS_PROXY=str(proxy.port))
+        out = subprocess.run([exe, os.path.join(HERE, "mprun.py"), "test_fleet_contract"], env=env,
+                             capture_output=True, text=True, timeout=300)
+    finally:
+        proxy.close()
+    text = out.stdout + out.stderr
+    assert out.returncode == 0, text
+    lines = text.splitlines()
+    assert lines[-1].startswith("6 passed, 0 failed, 0 skipped"), text
+    assert sum(l.startswith("PASS test_fleet_contract.") for l in lines) == 6, text
+    assert proxy.dropped == 3, text  # the drops happened on the board's connections

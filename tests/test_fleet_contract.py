@@ -1,0 +1,210 @@
+# The board client's contract tests: ticketq_fleet.FleetQueue over ticketq_resp.Redis (the
+# RESP2 client in lib/) against a real redis-server, beside a ticketq.TicketQueue fed the
+# same operations. Plain asserts, so the same module runs
+#   - under pytest on CPython, against the shared test server (fleet_server.shared());
+#   - on the 32-bit MicroPython unix port, where test_fleet_board.py starts the server and
+#     runs this module with TICKETQ_REDIS_PORT (and TICKETQ_REDIS_PROXY, a proxy that drops
+#     replies on request) in the environment.
+# Elsewhere (the WebAssembly VM: no sockets; the unix port stage of tools/test, which
+# starts no server) every test says why it skips.
+from rng import Rng
+from support import IS_MICROPYTHON, raises, skip
+from ticketq import TicketQueue, QueueFull, QueueEmpty
+
+_env = []  # [(server port, proxy port)] once known
+
+
+def _getenv(name):
+    try:
+        import os
+    except ImportError:
+        return None
+    g = getattr(os, "getenv", None)
+    if g is None:
+        environ = getattr(os, "environ", None)
+        return environ.get(name) if environ is not None else None
+    return g(name)
+
+
+def _server():
+    # (server port, dropping proxy port or 0)
+    if not _env:
+        if IS_MICROPYTHON:
+            try:
+                import socket  # noqa: F401
+            except ImportError:
+                skip("no sockets on this interpreter (the board client needs them)")
+            port = _getenv("TICKETQ_REDIS_PORT")
+            if not port:
+                skip("no redis-server given: test_fleet_board.py runs this module on the unix "
+                     "port with one (TICKETQ_REDIS_PORT)")
+            _env.append((int(port), int(_getenv("TICKETQ_REDIS_PROXY") or 0)))
+        else:
+            import fleet_server
+
+            srv = fleet_server.shared()
+            srv.client()  # the library loaded
+            proxy = fleet_server.DropProxy(srv.port)
+            _env.append((srv.port, proxy.port))
+    return _env[0]
+
+
+_run = []  # [a run number from the server's TIME, then the queue names used]
+
+
+def _queue(tag, cap, first=0, aging=0, via_proxy=False, retries=3):
+    port, proxy = _server()  # first: it skips where there are no sockets or no server
+    import ticketq_resp
+    from ticketq_fleet import FleetQueue
+
+    if via_proxy:
+        if not proxy:
+            skip("no dropping proxy given (TICKETQ_REDIS_PROXY)")
+        port = proxy
+    c = ticketq_resp.Redis("127.0.0.1", port)
+    # Queue names unique to this run, from the server's clock (no board clock is read).
+    if not _run:
+        t = c.execute_command("TIME")
+        _run.append(int(t[0]) % 1000000 * 1000 + int(t[1]) // 1000)
+    name = "board-%s-%d-%d" % (tag, _run[0], len(_run))
+    _run.append(name)
+    return FleetQueue(c, name, cap, first, aging, 8, "tq", retries), c
+
+
+def _outcome(fn, *args):
+    try:
+        return ("ok", fn(*args))
+    except QueueFull:
+        return ("QueueFull",)
+    except QueueEmpty:
+        return ("QueueEmpty",)
+    except (TypeError, ValueError) as e:
+        return (type(e).__name__, str(e))
+
+
+def _same(t, f, name, *args):
+    a = _outcome(getattr(t, name), *args)
+    b = _outcome(getattr(f, name), *args)
+    assert a == b, "%s%r: TicketQueue %r, FleetQueue %r" % (name, args, a, b)
+    return a
+
+
+def test_same_schedule_as_ticketqueue():
+    f, c = _queue("same", 6, 0x3FFFFFF0, 2)
+    t = TicketQueue(6, 0x3FFFFFF0, 2)
+    r = Rng(11)
+    bad = (-1, 0x3FFFFFFF + 1, 1.5, "2", None)
+    for step in range(300):
+        op = r.next(10)
+        if op < 4:
+            _same(t, f, "push", r.next(9), r.next(4))
+        elif op == 4:
+            _same(t, f, "push", bad[r.next(5)], r.next(4))
+            _same(t, f, "push", r.next(9), (4, -1, 2.0, "1")[r.next(4)])
+        elif op == 5:
+            if _same(t, f, "pop")[0] == "ok":
+                assert (t.last_priority, t.last_seq) == (f.last_priority, f.last_seq)
+        elif op == 6:
+            a = _outcome(t.pop)
+            b = _outcome(f.pop, 60000)  # leased, then acked: the same as a pop
+            assert a == b, (a, b)
+            if a[0] == "ok":
+                assert f.ack(f.last_lease)
+                assert (t.last_priority, t.last_seq) == (f.last_priority, f.last_seq)
+        elif op == 7:
+            _same(t, f, "peek")
+        elif op == 8:
+            _same(t, f, "remove", r.next(9))
+        elif r.next(8) == 0:
+            _same(t, f, "clear")
+        if step % 10 == 0:
+            assert (len(t), t.full(), t.digest) == (len(f), f.full(), f.digest)
+    assert (len(t), t.full(), t.digest) == (len(f), f.full(), f.digest)
+    f.destroy()
+
+
+def test_expired_lease_comes_back_in_place():
+    from ticketq_deadline import sleep_ms
+
+    f, c = _queue("lease", 8)
+    for i in (1, 2, 3):
+        f.push(i, 2)
+    assert f.pop(60000) == 1
+    tok = f.last_lease
+    assert [x[0] for x in f.tickets()] == [2, 3]
+    assert f.touch(tok, 1)  # let it run out now, by the server's clock
+    sleep_ms(30)
+    assert f.tickets() == [(1, 2, 0, False), (2, 2, 1, False), (3, 2, 2, False)]
+    assert f.pop(60000) == 1 and f.last_deliveries == 2
+    assert not f.ack(tok)  # the first delivery's token is fenced off
+    assert f.ack(f.last_lease)
+    f.destroy()
+
+
+def test_pop_until_a_deadline():
+    from ticketq_deadline import Deadline
+    from ticketq_wait import Timeout
+
+    f, c = _queue("wait", 4)
+    f.slice_ms = 100
+    raises(Timeout, f.pop_until, Deadline(250))
+    f.push(5, 3)
+    assert f.pop_until(Deadline(1000)) == 5
+    f.destroy()
+
+
+def test_dropped_connection_duplicates_nothing():
+    f, c = _queue("drop", 8, 0, 0, True)
+    mark = b"drop-next-reply"
+    assert c.execute_command("ECHO", mark) == mark
+    assert f.push(7, 1) == 0  # the reply was lost; sent again, replayed
+    f.push(8, 1)
+    assert c.execute_command("ECHO", mark) == mark
+    assert f.pop(60000) == 7 and f.last_deliveries == 1  # one lease, not two
+    assert [x[0] for x in f.tickets()] == [8]
+    assert f.info()["leased"] == 1
+    assert f.ack(f.last_lease)
+    assert c.connects == 3  # connected again after each of the two drops
+    f.destroy()
+
+
+def test_unanswered_pop_is_answered_by_the_next():
+    f, c = _queue("pend", 8, 0, 0, True, 0)
+    f.push(1, 0)
+    f.push(2, 0)
+    mark = b"drop-next-reply"
+    assert c.execute_command("ECHO", mark) == mark
+    raises(OSError, f.pop)  # no retries: the caller sees it
+    assert f.pop() == 1  # the ticket the lost reply carried
+    assert f.pop() == 2
+    raises(QueueEmpty, f.pop)
+    f.destroy()
+
+
+def test_resp_client_replies_and_errors():
+    port, proxy = _server()
+    import ticketq_resp
+
+    c = ticketq_resp.Redis.from_url("redis://127.0.0.1:%d/0" % port)
+    assert (c.host, c.port, c.db, c.password) == ("127.0.0.1", port, 0, None)
+    u = ticketq_resp.Redis.from_url("redis://:pw@h:7/3")
+    assert (u.host, u.port, u.db, u.password) == ("h", 7, 3, "pw")
+    raises(ValueError, ticketq_resp.Redis.from_url, "http://h")
+    assert c.execute_command("PING") == b"PONG"  # simple string
+    k = "board-resp-%d" % port
+    assert c.execute_command("DEL", k) in (0, 1)  # integer
+    assert c.execute_command("GET", k) is None  # null bulk
+    assert c.execute_command("RPUSH", k, "a", b"b\r\nc", 7) == 3
+    assert c.execute_command("LRANGE", k, 0, -1) == [b"a", b"b\r\nc", b"7"]  # array, binary-safe
+    raises(TypeError, c.execute_command, "GET", True)  # refused before sending
+    raises(TypeError, c.execute_command, "GET", 1.5)
+    e = raises(ticketq_resp.RespError, c.execute_command, "INCR", k)  # an error reply
+    assert str(e).startswith("WRONGTYPE")
+    e = raises(ticketq_resp.RespError, c.execute_command, "EVAL",
+               "return {1, redis.error_reply('E inner'), 3}", 0)
+    assert str(e) == "E inner"  # an error inside an array, the rest read too
+    assert c.execute_command("ECHO", "still in step") == b"still in step"
+    assert c.connects == 1
+    c.execute_command("DEL", k)
+    c.close()
+    assert c.execute_command("PING") == b"PONG" and c.connects == 2

@@ -1,0 +1,128 @@
+# Host only (CPython and a real redis-server): bad input to the fleet queue. Bad arguments
+# get TicketQueue's errors and are refused before anything is sent (the server's FCALL
+# count does not move); a server or a queue that is not what the client expects (library
+# missing or of another version, a queue of another layout, a key of another type, a
+# settings mismatch) is a clear FleetError, never a silent reorder.
+from support import IS_MICROPYTHON, raises, skip
+
+if not IS_MICROPYTHON:
+    import fleet_server  # first: it puts tools/ on sys.path
+    import fleetctl
+    from ticketq import TicketQueue
+    from ticketq_fleet import FleetQueue, FleetError
+
+M30 = 1 << 30
+
+
+def host_only():
+    if IS_MICROPYTHON:
+        skip("starts a redis-server (host only)")
+    return fleet_server.shared()
+
+
+def fcalls(conn):
+    return conn.info("commandstats").get("cmdstat_fcall", {}).get("calls", 0)
+
+
+def outcome(fn, *args):
+    try:
+        return ("ok", fn(*args))
+    except (TypeError, ValueError) as e:
+        return (type(e).__name__, str(e))
+
+
+def test_bad_arguments_are_refused_before_sending():
+    srv = host_only()
+    for conn in (srv.client(), srv.resp()):
+        q = FleetQueue(conn, fleet_server.fresh_name("bad"), 4)
+        t = TicketQueue(4)
+        q.push(7, 1)
+        t.push(7, 1)
+        before = q.tickets()
+        watch = srv.client(install=False)
+        n = fcalls(watch)
+        for args in [(-1, 0), (M30, 0), (1.0, 0), ("1", 0), (None, 0), (1, -1), (1, 4), (1, 2.0), (1, "3"),
+                     (1, None), (2 ** 64, 1), (1, 2 ** 64)]:
+            a, b = outcome(t.push, *args), outcome(q.push, *args)
+            assert a[0] != "ok" and a == b, (args, a, b)
+        for v in (-1, M30, 1.5, "7", None):
+            a, b = outcome(t.remove, v), outcome(q.remove, v)
+            assert a[0] != "ok" and a == b, (v, a, b)
+        for v in (-1, M30, 0.5, "10", None):
+            assert raises(ValueError if type(v) is int else TypeError, q.pop, v)
+        for tok in ("", "x", b"y" * 30, 5, None, "1" * 24 + ":1"):
+            raises((ValueError, TypeError), q.ack, tok)
+            raises((ValueError, TypeError), q.release, tok)
+        raises(ValueError, q.touch, "1" * 25 + ":1", 0)
+        assert fcalls(watch) == n, "a refused call reached the server"
+        assert q.tickets() == before
+
+
+def test_names_and_settings():
+    srv = host_only()
+    conn = srv.client()
+    raises(TypeError, FleetQueue, conn, b"jobs", 4)
+    raises(ValueError, FleetQueue, conn, "", 4)
+    raises(ValueError, FleetQueue, conn, "a{b}", 4)
+    raises(ValueError, FleetQueue, conn, "jobs", 4, 0, 0, 8, "x{")
+    raises(ValueError, FleetQueue, conn, "jobs", 4, 0, 0, -1)
+    name = fleet_server.fresh_name("cfg")
+    q = FleetQueue(conn, name, 4, 10, 2, 3)
+    q.push(1, 1)
+    same = FleetQueue(conn, name)  # no capacity: take the queue's settings
+    assert (same.capacity, same.first_seq, same.aging, same.max_deliveries) == (4, 10, 2, 3)
+    assert same.pop() == 1 and same.last_seq == 10
+    e = raises(FleetError, FleetQueue, conn, name, 8)
+    assert "exists with capacity 4" in str(e)
+    e = raises(FleetError, FleetQueue, conn, fleet_server.fresh_name("none"))
+    assert "TQNOQUEUE" in str(e)
+
+
+def test_wrong_type_keys_are_a_clear_error():
+    srv = host_only()
+    conn = srv.client()
+    name = fleet_server.fresh_name("type")
+    q = FleetQueue(conn, name, 4)
+    q.push(3, 2)
+    conn.delete(q.keys[1])
+    conn.set(q.keys[1], "not a zset")  # another program wrote over the ready set
+    e = raises(FleetError, q.push, 4, 2)
+    assert "WRONGTYPE" in str(e) and name in str(e)
+    e = raises(FleetError, FleetQueue, conn, name, 4)  # opening checks every key's type
+    assert "TQTYPE" in str(e) and "holds a string" in str(e) and q.keys[1] in str(e)
+    conn.delete(*q.keys)
+
+
+def test_missing_or_old_library_is_a_clear_error():
+    host_only()
+    srv = fleet_server.RedisServer().start()  # its own server: the libraries change here
+    try:
+        conn = srv.client(install=False)
+        e = raises(FleetError, FleetQueue, conn, "jobs", 4)
+        assert "ticketq_1 library is not loaded" in str(e)
+        fleetctl.install(conn, version=0)  # only an older library on the server
+        e = raises(FleetError, FleetQueue, conn, "jobs", 4)
+        assert "not loaded" in str(e)
+        # A queue made by that older library (layout 0), then the current library beside it:
+        # the new client refuses the old layout by name, it never reads it as its own.
+        old = ["tq{jobs}:" + s for s in ("meta", "ready", "ids", "promo", "leased", "deliv", "wake", "dead",
+                                         "idem", "idemt")]
+        conn.execute_command("FCALL", "tq0_open", 10, *(old + [4, 0, 0, 8]))
+        conn.execute_command("FCALL", "tq0_push", 10, *(old + [0, 0, 5, 1]))
+        fleetctl.install(conn)
+        e = raises(FleetError, FleetQueue, conn, "jobs", 4)
+        assert "TQLAYOUT" in str(e) and "layout version 0" in str(e)
+        assert conn.zcard("tq{jobs}:ready") == 1  # untouched
+    finally:
+        srv.close()
+
+
+def test_server_checks_arguments_too():
+    # redis-cli or another client calling the functions directly gets a specific error.
+    srv = host_only()
+    conn = srv.client()
+    q = FleetQueue(conn, fleet_server.fresh_name("srv"), 4)
+    for args in [("x", 1), (-1, 1), (M30, 1), (1, 4), (1, "1.5")]:
+        e = raises(Exception, conn.execute_command, "FCALL", "tq1_push", 10, *(q.keys + [0, 0] + list(args)))
+        assert str(e).startswith("TQARG"), e
+    assert len(q) == 0

@@ -1,0 +1,96 @@
+# Host only (CPython and a real redis-server): tools/gateway.py, the fleet's bridge to a
+# board's worker. It acks only what the board accepted and ran, releases what failed (so
+# the fleet delivers it again, then dead-letters it), and respects the board's
+# backpressure (Worker.submit answers None when full: that ticket goes back to its place).
+# The same fleet content on the in-process worker and on the MicroPython unix port (driven
+# over mpremote's raw REPL, as a board is) gives the same run lines.
+from support import IS_MICROPYTHON, skip
+
+if not IS_MICROPYTHON:
+    import os
+    import sys
+
+    import fleet_server
+    from ticketq_fleet import FleetQueue
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
+
+# fleet id -> (job name, class); handoff-10 raises OSError on every run (firmware/workload.py)
+JOBS = {1: ("telemetry-1", 1), 2: ("sync-2", 0), 3: ("consensus-3", 3), 4: ("handoff-10", 2),
+        5: ("telemetry-5", 1), 6: ("handoff-6", 2), 7: ("sync-7", 0)}
+
+
+def fill(srv, max_deliveries=2):
+    conn = srv.client()
+    q = FleetQueue(conn, fleet_server.fresh_name("gw"), 16, 0, 0, max_deliveries)
+    names = "names:" + q.name
+    for i, (name, cls) in JOBS.items():
+        conn.hset(names, i, name)
+        q.push(i, cls)
+    return q, names
+
+
+def gateway(srv, q, names, *target):
+    import gateway
+
+    out = []
+    code = gateway.main(["--url", srv.url, "--queue", q.name, "--names", names, "--idle-ms", "800",
+                         "--lease-ms", "20000"] + list(target), out.append)
+    assert code == 0, out
+    return out
+
+
+def check_outcome(q, out):
+    acks = [l.split()[2] for l in out if l.startswith("ack ")]
+    fails = [l for l in out if l.startswith("release ") and "failed: OSError" in l]
+    assert sorted(acks) == sorted(n for i, (n, c) in JOBS.items() if i != 4)
+    assert len(fails) == 2 and all("handoff-10" in l for l in fails)  # delivered twice, failed twice
+    assert len(q) == 0 and q.info()["leased"] == 0
+    assert q.dead(10) == [(4, 2, 3, 2)]  # then dead-lettered: id, class, seq, deliveries
+
+
+def test_gateway_acks_what_ran_and_releases_what_failed():
+    if IS_MICROPYTHON:
+        skip("starts a redis-server (host only)")
+    srv = fleet_server.shared()
+    q, names = fill(srv)
+    out = gateway(srv, q, names, "--local", "--capacity", "1")
+    check_outcome(q, out)
+    # A window of one: the board ran the fleet's order, class first, FIFO within a class,
+    # and the failed ticket came back to its place each time.
+    runs = [l.split()[2] for l in out if l.startswith("run ")]
+    assert runs == ["consensus-3", "handoff-10", "handoff-10", "handoff-6", "telemetry-1", "telemetry-5",
+                    "sync-2", "sync-7"]
+
+
+def test_gateway_respects_the_boards_backpressure():
+    if IS_MICROPYTHON:
+        skip("starts a redis-server (host only)")
+    srv = fleet_server.shared()
+    q, names = fill(srv, 6)
+    out = gateway(srv, q, names, "--local", "--capacity", "2", "--window", "4")
+    refused = [l for l in out if "refused: board full" in l]
+    assert refused  # the window asked for more than the board holds: it said no
+    acks = [l.split()[2] for l in out if l.startswith("ack ")]
+    assert sorted(acks) == sorted(n for i, (n, c) in JOBS.items() if i != 4)  # nothing lost
+    assert len(q) == 0 and q.info()["leased"] == 0
+    assert [d[0] for d in q.dead(10)] == [4]  # the failing one, after max_deliveries
+
+
+def test_gateway_drives_the_unix_port_like_a_board():
+    if IS_MICROPYTHON:
+        skip("starts a redis-server and the unix port (host only)")
+    import mpunix
+
+    exe, how = mpunix.find()
+    if exe is None:
+        skip("no MicroPython unix port: %s" % how)
+    srv = fleet_server.shared()
+    q, names = fill(srv)
+    out = gateway(srv, q, names, "--unix", "--capacity", "3")
+    check_outcome(q, out)
+    assert any("MicroPython" in l or "unix" in l for l in out if l.startswith("== gateway"))
+    q2, names2 = fill(srv)
+    local = gateway(srv, q2, names2, "--local", "--capacity", "3")
+    runs = [l for l in out if l.startswith("run ")]
+    assert runs == [l for l in local if l.startswith("run ")]  # the same jobs, ids, seqs, digests

@@ -1,0 +1,54 @@
+# CPython only: the REPL example of docs/lanes.md runs as a doctest, and the page's
+# demonstration table is what tools/lanes_demo.py prints, so the page stays true.
+import os
+
+from support import IS_MICROPYTHON, skip
+
+
+def _page():
+    if IS_MICROPYTHON:
+        skip("reads docs/lanes.md and uses doctest (host only)")
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "lanes.md")
+    with open(path) as f:
+        return path, f.read()
+
+
+def test_repl_example():
+    path, text = _page()
+    import doctest
+    import re
+
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if ">>>" in b]
+    assert len(blocks) == 1
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(doctest.DocTestParser().get_doctest(blocks[0], {}, "docs/lanes.md", path, 0))
+    assert runner.failures == 0 and runner.tries >= 15, (runner.failures, runner.tries)
+
+
+def test_demonstration_table_and_explain_quote_are_current():
+    path, text = _page()
+    import sys
+
+    tools = os.path.join(os.path.dirname(path), "..", "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    import lanes_demo
+
+    lines = lanes_demo.summary(lanes_demo.run())
+    table = lines[lines.index("") + 1:lines.index("", 3)]
+    assert "```\n" + "\n".join(table) + "\n```" in text, "stale: rerun tools/lanes_demo.py"
+    import ticketq
+    import ticketq_audit
+    from ticketq_lanes import LaneQueue
+
+    q = LaneQueue(16, [2, 1], lane_capacity=[12, 4])  # the example's state at the quote
+    for i in range(6):
+        q.push(100 + i, ticketq.NORMAL, 0)
+    q.push(900, ticketq.NORMAL, 1)
+    for _ in range(4):
+        q.pop()
+    q.push(901, ticketq.CRITICAL, 1)
+    q.pop()
+    q.push(920, ticketq.NORMAL, 1)
+    quote = " ".join(l[4:] for l in text.splitlines() if l.startswith("  > "))
+    assert quote == ticketq_audit.explain(q, 104, 920), quote

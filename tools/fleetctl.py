@@ -1,0 +1,98 @@
+#!/usr/bin/env python3
+"""The fleet queue's server side: load the ticketq library of Redis Functions into a Redis
+or Valkey server (7.0 or later), and look at a queue from the host.
+
+    .venv/bin/python tools/fleetctl.py install --url redis://127.0.0.1:6379/0
+    .venv/bin/python tools/fleetctl.py info jobs --url ... [--prefix tq]
+    .venv/bin/python tools/fleetctl.py tickets jobs --url ...     # queued tickets, pop order
+    .venv/bin/python tools/fleetctl.py dead jobs --url ... [--count 10]   # take dead letters
+
+The library is fleet/core.lua + fleet/queue.lua + fleet/lease.lua, loaded as one Redis
+library named ticketq_<VERSION> (FUNCTION LOAD REPLACE), its functions tq<VERSION>_<op>;
+VERSION is ticketq_fleet.VERSION. Load it once per server (it is part of the dataset: it
+survives restarts with persistence and reaches replicas); clients, boards included, call
+the functions by name and never hold the Lua. Libraries of other versions may stay loaded
+beside it (their functions have other names) while old clients drain.
+
+Exit: 0 done, 1 a Redis error, 2 usage.
+"""
+import argparse
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+LUA = os.path.join(ROOT, "fleet")
+# One file per concern, in load order: each may use what the ones before it define.
+PARTS = ("core.lua", "queue.lua", "lease.lua")
+if os.path.join(ROOT, "lib") not in sys.path:
+    sys.path.insert(0, os.path.join(ROOT, "lib"))
+
+import ticketq_fleet  # noqa: E402
+
+
+def source(version=None):
+    """The library's source as FUNCTION LOAD takes it, for `version` (default: the
+    client's ticketq_fleet.VERSION; tests load other versions to check the errors)."""
+    v = ticketq_fleet.VERSION if version is None else version
+    text = ["#!lua name=ticketq_%d" % v, "local V = %d" % v]
+    for part in PARTS:
+        with open(os.path.join(LUA, part), encoding="utf-8") as f:
+            text.append("-- ---- fleet/%s\n%s" % (part, f.read()))
+    return "\n".join(text)
+
+
+def install(conn, version=None):
+    """FUNCTION LOAD REPLACE the library into the server behind `conn` (a redis-py client
+    or ticketq_resp.Redis). Returns the library name."""
+    name = conn.execute_command("FUNCTION", "LOAD", "REPLACE", source(version))
+    return name.decode() if isinstance(name, bytes) else name
+
+
+def connect(url):
+    import redis
+
+    return redis.Redis.from_url(url)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="Load the ticketq fleet library into Redis/Valkey; inspect a queue.")
+    p.add_argument("command", choices=["install", "source", "info", "tickets", "dead"])
+    p.add_argument("queue", nargs="?", help="the queue name (info, tickets, dead)")
+    p.add_argument("--url", default="redis://127.0.0.1:6379/0", help="redis://[:password@]host:port/db")
+    p.add_argument("--prefix", default="tq", help="key prefix (default tq)")
+    p.add_argument("--count", type=int, default=10, help="dead letters to take (dead)")
+    a = p.parse_args(argv)
+    if a.command == "source":
+        print(source())
+        return 0
+    if a.command != "install" and not a.queue:
+        p.error("%s needs a queue name" % a.command)
+    import redis
+
+    try:
+        conn = connect(a.url)
+        if a.command == "install":
+            print("loaded %s into %s" % (install(conn), a.url))
+            return 0
+        q = ticketq_fleet.FleetQueue(conn, a.queue, prefix=a.prefix)
+        if a.command == "info":
+            print(repr(q))
+            i = q.info()
+            print("leased=%d dead=%d digest=%08x next lease expiry in %s ms" % (
+                i["leased"], i["dead"], i["digest"], i["next_expiry_ms"]))
+        elif a.command == "tickets":
+            for t in q.tickets():
+                print("%d %s seq=%d%s" % (t[0], ("LOW", "NORMAL", "HIGH", "CRITICAL")[t[1]], t[2],
+                                          " promoted" if t[3] else ""))
+        else:
+            for t in q.dead(a.count):
+                print("%d class=%d seq=%d deliveries=%d" % t)
+        return 0
+    except (redis.RedisError, ticketq_fleet.FleetError) as e:
+        print("tools/fleetctl.py: %s" % e, file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,374 @@
+#!/usr/bin/env python3
+"""The fleet gateway: leases tickets from a fleet queue (ticketq_fleet on Redis/Valkey) and
+runs them on a board's worker (firmware/worker.py) that has no network of its own, acking
+only what the board accepted and ran.
+
+    .venv/bin/python tools/gateway.py --url redis://HOST:6379/0 --queue jobs --connect /dev/ttyACM0
+    .venv/bin/python tools/gateway.py --url ... --queue jobs --unix     # the MicroPython unix port
+    .venv/bin/python tools/gateway.py --url ... --queue jobs --local    # firmware/worker.py here
+
+Targets:
+- --connect URL: a board over mpremote (as tools/run.py: its profile deployed with
+  tools/deploy.py and verified, the worker's modules imported one at a time, the job
+  functions of firmware/workload.py imported or sent), then one small raw-REPL command per
+  submit and per step.
+- --unix: the 32-bit MicroPython unix port (tools/mpunix.py's find()), started here with
+  lib/ and firmware/ on its MICROPYPATH, its REPL on a pseudo-terminal that mpremote's own
+  transport reaches (socket://, bridged here); the same commands as a board gets.
+- --local: firmware/worker.py imported in this CPython process (no MicroPython needed).
+
+The loop: keep at most --window tickets on the board (default: the board's queue capacity),
+each leased for --lease-ms (touched again when half of it has passed while the board still
+holds the job); when the board has none, wait for the fleet with pop_until (blocking in the
+server, no polling). A ticket goes to the board as worker.submit(name, class, fn): its name
+is the fleet job id's entry in the --names hash, else "<--kind>-<id>", and its kind (the
+name up to "-") picks the job function (firmware/workload.py's KINDS). submit returning None
+is the board's backpressure: that ticket's lease is released at once (back to its place)
+and no more are taken until the board has run one. Then the board runs its next job
+(worker.step); a job that ran and said ok is acked; one that raised is released, so the
+fleet delivers it again, and dead-letters it after the queue's max_deliveries.
+
+Stops after --max jobs ran, or after --idle-ms with nothing queued for it (default: never).
+Prints the board's run lines and, per job, what was done with its lease:
+    ack <fleet id> <name>   |   release <fleet id> <name> (failed: <Error>|refused: board full)
+
+Exit: 0 stopped as asked; 1 a board or fleet error; 2 usage or setup.
+"""
+import argparse
+import os
+import pty
+import socket
+import subprocess
+import sys
+import threading
+import time
+import tty
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+for _p in (HERE, os.path.join(ROOT, "lib"), os.path.join(ROOT, "firmware")):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
+
+from ticketq import QueueEmpty  # noqa: E402
+from ticketq_deadline import Deadline  # noqa: E402
+from ticketq_fleet import FleetQueue, FleetError  # noqa: E402
+from ticketq_wait import Timeout  # noqa: E402
+
+CLASSES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
+
+
+class Stop(Exception):
+    def __init__(self, msg, code=1):
+        Exception.__init__(self, msg)
+        self.code = code
+
+
+def result_of(lines):
+    """The worker's result word (ok or an error class) from a step's output lines."""
+    for line in reversed(lines):
+        if line.startswith("run "):
+            return line.split()[-1]
+    raise Stop("the board ran a job but printed no run line: %r" % (lines,))
+
+
+# ---- the board's worker, three ways
+
+class LocalWorker:
+    """firmware/worker.py in this process."""
+
+    def __init__(self, capacity, out):
+        import worker
+        import workload
+
+        self.lines = []
+        self.w = worker.Worker(capacity, out=self.lines.append)
+        self.kinds = workload.KINDS
+        self.capacity = capacity
+        self.out = out
+        self.where = "this process (CPython %s)" % sys.version.split()[0]
+
+    def submit(self, name, cls):
+        from shell import job_kind
+
+        return self.w.submit(name, cls, self.kinds[job_kind(name, self.kinds)])
+
+    def step(self):
+        i = self.w.step()
+        lines, self.lines[:] = list(self.lines), []
+        for l in lines:
+            self.out(l)
+        return None if i is None else (i, result_of(lines))
+
+    def close(self):
+        pass
+
+
+class LinkWorker:
+    """A worker.Worker `w` on a MicroPython behind run.Link (mpremote's raw REPL): one small
+    command per submit and per step."""
+
+    def __init__(self, link, capacity, out):
+        self.link, self.capacity, self.out = link, capacity, out
+        self.where = link.where
+        link.run("w=None\nimport gc\ngc.collect()\nw=Worker(%d)" % capacity, "Worker(%d)" % capacity)
+
+    def submit(self, name, cls):
+        from shell import job_kind
+
+        import workload
+
+        kind = job_kind(name, workload.KINDS)
+        lines, i = self.link.call("w.submit(%r,%d,KINDS[%r])" % (name, cls, kind), "submit %s" % name)
+        self.echo(lines)
+        return None if i == "None" else int(i)
+
+    def step(self):
+        lines, i = self.link.call("w.step()", "step (run the next job)")
+        self.echo(lines)
+        return None if i == "None" else (int(i), result_of(lines))
+
+    def echo(self, lines):
+        for l in lines:
+            self.out(l)
+
+    def close(self):
+        pass
+
+
+class UnixPort:
+    """The MicroPython unix port as a board: its REPL on a pseudo-terminal, bridged to a
+    loopback TCP port so that mpremote's SerialTransport (socket://) drives its raw REPL.
+    lib/ and firmware/ are on its MICROPYPATH: nothing to deploy. Its raw REPL must never
+    get a soft reset (ctrl-D there ends the process), so this is not a deploy.Board."""
+
+    def __init__(self, exe, timeout):
+        import mpunix
+        from mpremote.transport_serial import SerialTransport
+
+        self.timeout = timeout
+        master, slave = pty.openpty()
+        tty.setraw(slave)  # bytes as the port writes them: no "\n" -> "\r\n" on the way
+        env = dict(os.environ, MICROPYPATH=mpunix.micropypath())
+        self.proc = subprocess.Popen([exe], stdin=slave, stdout=slave, stderr=slave, env=env,
+                                     close_fds=True)
+        os.close(slave)
+        self.master = master
+        self.srv = socket.socket()
+        self.srv.bind(("127.0.0.1", 0))
+        self.srv.listen(1)
+        threading.Thread(target=self._bridge, daemon=True).start()
+        self.t = SerialTransport("socket://127.0.0.1:%d" % self.srv.getsockname()[1], timeout=timeout)
+        self.t.enter_raw_repl(soft_reset=False, timeout_overall=timeout)
+        v = self.exec("import sys\nprint(tuple(sys.implementation.version[:3]))").strip()
+        self.info = {"version": tuple(int(x) for x in v.strip("()").split(",") if x.strip())}
+
+    def _bridge(self):
+        import select
+
+        c, _ = self.srv.accept()
+        try:
+            while True:
+                r, _, _ = select.select([c, self.master], [], [])
+                if c in r:
+                    data = c.recv(4096)
+                    if not data:
+                        return
+                    os.write(self.master, data)
+                if self.master in r:
+                    data = os.read(self.master, 4096)
+                    if not data:
+                        return
+                    c.sendall(data)
+        except OSError:
+            return
+        finally:
+            c.close()
+
+    def exec(self, cmd, timeout=10):
+        from mpremote.transport import TransportExecError
+
+        out, err = self.t.exec_raw(cmd, timeout=timeout)
+        if err:
+            raise TransportExecError(out.decode(errors="replace"), err.decode(errors="replace"))
+        return out.decode(errors="replace")
+
+    def mem_free(self):
+        return int(self.exec("import gc\ngc.collect()\nprint(gc.mem_free())").strip())
+
+    def close(self):
+        try:
+            self.t.close()
+        except Exception:
+            pass
+        self.proc.kill()
+        self.proc.wait()
+        self.srv.close()
+        os.close(self.master)
+
+
+# ---- the gateway loop
+
+class Gateway:
+    def __init__(self, fleet, board, names=None, kind="telemetry", lease_ms=30000, window=None,
+                 out=print):
+        self.fleet, self.board, self.out = fleet, board, out
+        self.names, self.kind, self.lease_ms = names, kind, lease_ms
+        self.window = window or board.capacity
+        self.held = {}  # board job id -> [lease token, fleet id, name, host ms of the lease]
+        self.ran = self.acked = self.released = self.refused = 0
+
+    def name_of(self, i):
+        if self.names is not None:
+            n = self.fleet.conn.hget(self.names, i)
+            if n:
+                return n.decode() if isinstance(n, bytes) else n
+        return "%s-%d" % (self.kind, i)
+
+    def take(self, wait):
+        """Lease one ticket and hand it to the board. False when none came, or the board
+        refused it (backpressure: its lease is released, the ticket is back in place)."""
+        f = self.fleet
+        try:
+            i = f.pop_until(wait, self.lease_ms) if wait is not None else f.pop(self.lease_ms)
+        except (QueueEmpty, Timeout):
+            return False
+        token, cls, name = f.last_lease, f.last_priority, self.name_of(i)
+        b = self.board.submit(name, cls)
+        if b is None:
+            f.release(token)
+            self.refused += 1
+            self.out("release %d %s (refused: board full)" % (i, name))
+            return False
+        self.held[b] = [token, i, name, time.monotonic()]
+        return True
+
+    def keep_leases(self):
+        # A job still on the board keeps its lease: touched once half of it has passed.
+        now = time.monotonic()
+        for h in self.held.values():
+            if (now - h[3]) * 1000 >= self.lease_ms / 2:
+                if self.fleet.touch(h[0], self.lease_ms):
+                    h[3] = now
+
+    def run_one(self):
+        r = self.board.step()
+        if r is None:
+            return False
+        b, result = r
+        h = self.held.pop(b, None)
+        if h is None:  # a job someone else gave the board: not ours to ack
+            return True
+        token, i, name, _ = h
+        self.ran += 1
+        if result == "ok":
+            ok = self.fleet.ack(token)
+            self.acked += ok
+            self.out("ack %d %s%s" % (i, name, "" if ok else " (late: its lease had run out)"))
+        else:
+            self.fleet.release(token)
+            self.released += 1
+            self.out("release %d %s (failed: %s)" % (i, name, result))
+        return True
+
+    def run(self, max_jobs=None, idle_ms=None):
+        idle = Deadline(None)
+        while max_jobs is None or self.ran < max_jobs:
+            # Fill the board up to the window; wait in the server only when it has nothing.
+            while len(self.held) < self.window:
+                if self.held:
+                    if not self.take(None):
+                        break
+                else:
+                    idle.rearm(idle_ms)
+                    if not self.take(idle):
+                        if idle.expired():
+                            return self.ran
+                        break
+            self.keep_leases()
+            self.run_one()
+        return self.ran
+
+
+def open_target(args, out):
+    """(board worker, closer) for the chosen target."""
+    if args.local:
+        return LocalWorker(args.capacity or 32, out), None
+    import run
+
+    if args.unix:
+        import mpunix
+
+        exe, how = mpunix.find()
+        if exe is None:
+            raise Stop("no MicroPython unix port: %s" % how, 2)
+        port = UnixPort(exe, args.timeout)
+        link = run.Link(port, {"NAME": "unix"}, args.timeout)
+        link.run("from worker import Worker\nfrom workload import KINDS", "import worker, workload")
+        return LinkWorker(link, args.capacity or 32, out), port
+    import deploy
+
+    try:
+        board = deploy.open_board(args.connect, args.timeout)
+    except deploy.DeployError as e:
+        raise Stop(str(e), 2)
+    from devtest import pick_profile
+
+    prof = pick_profile(board, args.board)
+    deploy.deploy(board, prof, log=lambda s: None)
+    link = run.Link(board, prof, args.timeout)
+    run.prepare(link, prof, {}, out)
+    return LinkWorker(link, args.capacity or prof.get("CAPACITY", 32), out), board
+
+
+def main(argv=None, out=print):
+    p = argparse.ArgumentParser(description="Lease tickets from a fleet queue and run them on a board's worker.")
+    p.add_argument("--url", default="redis://127.0.0.1:6379/0", help="the fleet's Redis/Valkey")
+    p.add_argument("--queue", required=True, help="the fleet queue's name")
+    p.add_argument("--prefix", default="tq", help="its key prefix (default tq)")
+    g = p.add_mutually_exclusive_group(required=True)
+    g.add_argument("--connect", metavar="URL", help="a board over mpremote (/dev/ttyACM0, a0, u0, ...)")
+    g.add_argument("--unix", action="store_true", help="the MicroPython unix port, started here")
+    g.add_argument("--local", action="store_true", help="firmware/worker.py in this process")
+    p.add_argument("--board", help="board profile (default: the board's sys.platform)")
+    p.add_argument("--capacity", type=int, help="the board worker's queue capacity (default: the profile's, 32)")
+    p.add_argument("--window", type=int, help="tickets on the board at once (default: its capacity)")
+    p.add_argument("--lease-ms", type=int, default=30000, help="lease per ticket, ms (default 30000)")
+    p.add_argument("--names", help="a Redis hash: fleet job id -> job name (<kind>-<n>)")
+    p.add_argument("--kind", default="telemetry", help="the job kind of ids without a name (default telemetry)")
+    p.add_argument("--max", type=int, help="stop after this many jobs ran")
+    p.add_argument("--idle-ms", type=int, help="stop after this long with nothing to do")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds without an answer from a board")
+    a = p.parse_args(argv)
+    if a.lease_ms < 1 or (a.window is not None and a.window < 1):
+        p.error("--lease-ms and --window: at least 1")
+    closer = None
+    try:
+        import redis
+
+        try:
+            fleet = FleetQueue(redis.Redis.from_url(a.url), a.queue, prefix=a.prefix)
+        except (redis.RedisError, FleetError) as e:
+            raise Stop("fleet queue %s at %s: %s" % (a.queue, a.url, e), 2)
+        board, closer = open_target(a, out)
+        gw = Gateway(fleet, board, a.names, a.kind, a.lease_ms, a.window, out)
+        out("== gateway: fleet queue %s at %s -> worker on %s, window %d, lease %d ms" % (
+            a.queue, a.url, board.where, gw.window, a.lease_ms))
+        gw.run(a.max, a.idle_ms)
+        out("== %d jobs ran: %d acked, %d released (failed), %d refused by the board" % (
+            gw.ran, gw.acked, gw.released, gw.refused))
+        return 0
+    except Stop as e:
+        print("tools/gateway.py: %s" % e, file=sys.stderr)
+        return e.code
+    except KeyboardInterrupt:
+        print("tools/gateway.py: interrupted; tickets still on the board come back when their "
+              "leases run out", file=sys.stderr)
+        return 130
+    finally:
+        if closer is not None:
+            closer.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
