@@ -65,21 +65,21 @@ def _per_lane(v, n, hi, what):
     # weights (n = 0), that many lanes of weight 1; for lane capacities, n times that bound.
     if isinstance(v, (list, tuple, array, bytes, bytearray)):
         return v
-    _int(v, 1, hi, what)  # an int (or a bool), or TypeError
-    return [1] * int(v) if not n else [int(v)] * n
+    v = _int(v, 1, hi, what)  # the plain int of an int, bool or int subclass, or TypeError
+    return [1] * v if not n else [v] * n
 
 
 def _weights(weights):
     # The weights as a tuple of ints, checked: 1..30 lanes, each 1..32767, the sum too.
     weights = _per_lane(weights, 0, _LANES, "lanes")
     _int(len(weights), 1, _LANES, "lanes")
+    weights = tuple([_int(w, 1, _SLOTS, "weight") for w in weights])
     total = 0
     for w in weights:
-        _int(w, 1, _SLOTS, "weight")
         total += w
     if total > _SLOTS:
         raise ValueError("total weight must be 1..%d" % _SLOTS)
-    return tuple([int(w) for w in weights])
+    return weights
 
 
 def table(weights):
@@ -117,18 +117,15 @@ def table(weights):
 
 class LaneQueue(TicketQueue):
     def __init__(self, capacity, weights, lane_capacity=None, first_seq=0, aging=0):
-        _int(capacity, 1, _SLOTS, "capacity")
-        capacity = int(capacity)  # a bool is no size to MicroPython's bytearray()
+        capacity = _int(capacity, 1, _SLOTS, "capacity")  # a plain int (ticketq.pyi, "Integers")
         self.weights = _weights(weights)
         n = len(self.weights)
         lane_capacity = _per_lane(capacity if lane_capacity is None else lane_capacity, n,
                                   capacity, "lane capacity")
         if len(lane_capacity) != n:
             raise ValueError("lane capacity: one per lane")
-        for b in lane_capacity:
-            _int(b, 1, capacity, "lane capacity")
         self.lanes = n
-        self.lane_capacity = tuple([int(b) for b in lane_capacity])
+        self.lane_capacity = tuple([_int(b, 1, capacity, "lane capacity") for b in lane_capacity])
         self._tb = table(self.weights)
         self._w = len(self._tb)
         self._lc = array("h", self.lane_capacity)
@@ -156,18 +153,19 @@ class LaneQueue(TicketQueue):
         self.last_lane = -1
 
     def lane_len(self, lane):
-        _int(lane, 0, self.lanes - 1, "lane")
-        return self._cnt[lane]
+        return self._cnt[_int(lane, 0, self.lanes - 1, "lane")]
 
     def push(self, job_id, priority, lane=0):
         try:
-            p = job_id >> 30 or priority >> 2 or lane >> 5 or lane >= self.lanes
+            # 0 + x: MicroPython cannot add an int subclass to an int (TypeError), so one
+            # goes to the checker, which hands back its plain int (ticketq.pyi, "Integers")
+            p = job_id >> 30 or (0 + priority) >> 2 or (0 + lane) >> 5 or lane >= self.lanes
         except TypeError:  # not an int
             p = 1
         if p:
             _int(job_id, 0, _MASK, "job id")  # raises the specific error
-            _int(priority, 0, 3, "priority")
-            _int(lane, 0, self.lanes - 1, "lane")
+            priority = _int(priority, 0, 3, "priority")
+            lane = _int(lane, 0, self.lanes - 1, "lane")
         n = self._n
         if n >= self.capacity:
             raise _err(_FULL)
@@ -323,8 +321,8 @@ class LaneQueue(TicketQueue):
         return i
 
     def remove(self, job_id):
-        # The oldest queued ticket with this id (lowest sequence), in any lane and class.
-        _int(job_id, 0, _MASK, "job id")
+        # The oldest queued ticket with this id (pushed first), in any lane and class.
+        job_id = _int(job_id, 0, _MASK, "job id")
         j = oldest(self._k, self._d, self._n, job_id)
         if j < 0:
             return False

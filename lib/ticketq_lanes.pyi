@@ -42,7 +42,7 @@ Guarantees (proofs in docs/lanes.md; tested against adversarial streams):
   ``ticketq_audit.lane_max_wait``.
 - *Order.* A push never reorders queued tickets: within a class each lane's tickets take
   that lane's next turns of the table, whatever other lanes do.
-- *Aging* (``aging=N``): every N pops the oldest ticket below CRITICAL (lowest sequence, any
+- *Aging* (``aging=N``): every N pops the oldest ticket (pushed first) below CRITICAL (any
   lane) moves up one class, keeping its lane and sequence number, and joins that lane's list
   of the higher class in sequence order, so it takes part in that class's rotation. The
   wait bound becomes ``N*((capacity - 1)*3 + 3 - c) + G`` pops, G the top-class figure
@@ -124,8 +124,8 @@ class LaneQueue(TicketQueue):
             for every lane, or a list, tuple or array of one int 1..capacity per lane.
         first_seq, aging: as TicketQueue's.
 
-        Raises TypeError for a non-int (bools and int subclasses count as ints, as in
-        TicketQueue), ValueError for a value out of range: "lanes must be 1..30", "weight must
+        Raises TypeError for a non-int (bools and int subclasses count as their value:
+        ticketq.pyi, "Integers"), ValueError for a value out of range: "lanes must be 1..30", "weight must
         be 1..32767", "total weight must be 1..32767", "lane capacity must be 1..<capacity>",
         "lane capacity: one per lane", "capacity must be 1..32767".
         """
@@ -153,7 +153,7 @@ class LaneQueue(TicketQueue):
         """Job id of the ticket pop() would return; nothing changes. Raises QueueEmpty."""
 
     def remove(self, job_id: int) -> bool:
-        """Remove the oldest queued ticket (lowest sequence number) with this id, whatever its
+        """Remove the oldest queued ticket (pushed first) with this id, whatever its
         lane and class; True if one was removed. Cursors do not move. Raises TypeError/
         ValueError for an id push would refuse (queue unchanged). O(n); no allocation."""
 

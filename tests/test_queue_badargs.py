@@ -119,3 +119,20 @@ def test_bad_arguments_under_heap_lock_leave_the_queue_as_it_was():
             heap_unlock()
     assert None not in got, got
     assert snapshot(q) == before
+
+
+def test_the_int_rule_in_lanes():
+    # LaneQueue follows the same rule: int subclasses count as their value in the
+    # constructor, push (id, class and lane), remove and lane_len (MicroPython once raised
+    # "unsupported types for __rsub__" and "__radd__" from push).
+    from ticketq_lanes import LaneQueue
+
+    q = LaneQueue(Num(8), [Num(1), 2], lane_capacity=Num(4), first_seq=Num(5), aging=Num(0))
+    assert q.capacity == 8 and q.weights == (1, 2) and q.lane_capacity == (4, 4)
+    assert q.push(Num(5), Num(2), Num(1)) == 5 and q.push(6, 1, Num(0)) == 6 and q.push(Num(7), 3) == 7
+    assert q.lane_len(Num(1)) == 1 and q.remove(Num(5)) is True and q.lane_len(True) == 0
+    assert [q.pop(), q.pop()] == [7, 6] and type(q.last_priority) is int
+    e = raises(TypeError, q.push, 1, "2", 0)
+    assert str(e) == "priority must be int"
+    e = raises(ValueError, q.push, 1, 2, Num(2))
+    assert "lane" in str(e) and len(q) == 0
