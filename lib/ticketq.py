@@ -24,13 +24,8 @@
 # slices, closures, formatting, or ints outside -2**30 <= v < 2**30. Errors are raised as a
 # fresh instance when the heap allows it and as a preallocated one when it is locked
 # (ticketq_base._err).
-from ticketq_heap import up, down, promote, renumber, _int
+from ticketq_heap import up, down, promote, renumber, _int, const  # const: CPython's stand-in
 from ticketq_base import QueueBase, QueueFull, QueueEmpty, _FULL, _EMPTY, _err
-
-try:
-    from micropython import const
-except ImportError:
-    const = lambda x: x
 
 LOW = const(0)
 NORMAL = const(1)
