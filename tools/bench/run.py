@@ -249,7 +249,10 @@ def microbit_plan(c):
         # reset before the upload too: a phase may end with a heap too fragmented to parse
         out = [("reset",), ("put", "tqb.py", code), ("reset",)] if upload else [("reset",)]
         if tq:
-            out.append(X("import ticketq"))
+            # then a collection, in a command of its own: the kernels then compile in a heap
+            # whose holes from compiling the library are merged (without it they once found
+            # no 700-1100 B block with 5 KB free)
+            out += [X("import ticketq"), X("import gc\ngc.collect()")]
         out += [X("import tqb as M\nimport gc\nA=0;S=None;S_%s=None" % tag),
                 X("gc.collect();print(gc.mem_free())", ("free", tag)),
                 ("size", tag, len(code))]
