@@ -7,7 +7,7 @@ or Valkey server (7.0 or later), and look at a queue from the host.
     .venv/bin/python tools/fleetctl.py tickets jobs --url ...     # queued tickets, pop order
     .venv/bin/python tools/fleetctl.py dead jobs --url ... [--count 10]   # take dead letters
 
-The library is fleet/core.lua + fleet/queue.lua + fleet/lease.lua, loaded as one Redis
+The library is fleet/core.lua + queue.lua + lease.lua + lanes.lua, loaded as one Redis
 library named ticketq_<VERSION> (FUNCTION LOAD REPLACE), its functions tq<VERSION>_<op>;
 VERSION is ticketq_fleet.VERSION. Load it once per server (it is part of the dataset: it
 survives restarts with persistence and reaches replicas); clients, boards included, call
@@ -24,7 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 LUA = os.path.join(ROOT, "fleet")
 # One file per concern, in load order: each may use what the ones before it define.
-PARTS = ("core.lua", "queue.lua", "lease.lua")
+PARTS = ("core.lua", "queue.lua", "lease.lua", "lanes.lua")
 if os.path.join(ROOT, "lib") not in sys.path:
     sys.path.insert(0, os.path.join(ROOT, "lib"))
 
