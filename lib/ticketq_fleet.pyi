@@ -33,6 +33,9 @@ number); the server replays its last reply to a call sent again, so retries afte
 connection (this module's, redis-py's own) never push or pop twice. Not for the micro:bit
 (no sockets, no RAM): boards without a network get tickets through tools/gateway.py.
 
+Fair lanes (per-source FIFO lanes in each class, a weighted rotation, LaneQueue's rule) are
+``ticketq_fleetlanes.FleetLaneQueue``, a subclass with the same leases and replay.
+
 Integers: ids, classes, sequence numbers, the digest and pop numbers are small ints
 (< 2**30) on a 32-bit board; this module allocates (a network client does), it is not for
 a heap_lock'ed hot path.
@@ -50,8 +53,9 @@ class FleetError(Exception):
     """The server or the queue is not what this client expects: the library is not loaded
     (or only another version), the queue has another layout version (TQLAYOUT), does not
     exist (TQNOQUEUE), exists with other settings (TQCONFIG), a key of it holds another
-    type (TQTYPE, WRONGTYPE: something else writes there), or its 2**62 push counters are
-    spent (TQEXHAUSTED). Nothing changed in the queue."""
+    type (TQTYPE, WRONGTYPE: something else writes there), is the other kind (TQKIND: a
+    FleetQueue opened a lane queue, or a FleetLaneQueue a plain one), or its 2**62 push
+    counters are spent (TQEXHAUSTED). Nothing changed in the queue."""
 
 
 Token = Union[bytes, str]
