@@ -36,12 +36,11 @@ _conns = {}  # one connection of each kind for the whole run
 
 def outcome(fn, *args):
     # What a call did, comparable across the two queues: ("ok", value) or the exception's
-    # type and message (bad arguments must be refused with the same words).
+    # type and message (bad arguments must be refused with the same words; LaneFull, a
+    # QueueFull, by its type and its message, which names the lane).
     try:
         return ("ok", fn(*args))
-    except (QueueFull, QueueEmpty) as e:
-        return (type(e).__name__,)
-    except (TypeError, ValueError) as e:
+    except (QueueFull, QueueEmpty, TypeError, ValueError) as e:
         return (type(e).__name__, str(e))
 
 
