@@ -70,25 +70,30 @@ def done():
 
 
 def test_one_lane_flooding_cannot_starve_the_others_on_the_fleet():
-    fair.check_one_lane_flooding(maker())
+    make = maker()  # first: it skips on MicroPython
+    fair.check_one_lane_flooding(make)
     done()
 
 
 def test_weights_1_and_100_both_ways_on_the_fleet():
-    fair.check_weights_1_and_100(maker())
+    make = maker()  # first: it skips on MicroPython
+    fair.check_weights_1_and_100(make)
     done()
 
 
 def test_lanes_appearing_and_disappearing_on_the_fleet():
-    fair.check_lanes_appearing_and_disappearing(maker())
+    make = maker()  # first: it skips on MicroPython
+    fair.check_lanes_appearing_and_disappearing(make)
     done()
 
 
 def test_a_lane_back_from_idleness_gets_no_catch_up_burst_on_the_fleet():
-    fair.check_no_catch_up_burst(maker())
+    make = maker()  # first: it skips on MicroPython
+    fair.check_no_catch_up_burst(make)
     done()
 
 
 def test_lane_max_wait_is_reached_on_the_fleet():
-    fair.check_lane_max_wait_reached(maker())
+    make = maker()  # first: it skips on MicroPython
+    fair.check_lane_max_wait_reached(make)
     done()
