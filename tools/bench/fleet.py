@@ -18,7 +18,7 @@ share; the time runs from the barrier to the last process done. Operations:
 every call still carries its replay numbers, as FleetQueue's own do. One row also runs
 the board client (lib/ticketq_resp.py) on CPython. A second table does the same on a lane
 queue (ticketq_fleetlanes.FleetLaneQueue, LANES weights, pushes spread round-robin over the
-lanes, so every lane stays backlogged: the rotation's common case). The machine (CPU count, load) is
+lanes; the pops drain the heaviest lane first, then skip its entries). The machine (CPU count, load) is
 printed with the figures: on a shared 2-core machine the clients and the server compete.
 """
 import argparse
@@ -162,9 +162,10 @@ def markdown(res):
            ""]
     out += table(res["rows"], "")
     out += ["", "The same on a lane queue (`FleetLaneQueue`, %d lanes of weights %s, pushes spread "
-            "round-robin over the lanes so every lane stays backlogged; a pop then finds its ticket "
-            "with two sorted-set reads, docs/lanes.md):" % (len(res["lane_weights"]),
-                                                            ":".join(map(str, res["lane_weights"]))), ""]
+            "round-robin over the lanes). While the cursor's lane has a ticket a pop finds it with two "
+            "sorted-set reads; the pops here drain the heaviest lane first, after which they skip its "
+            "entries, reading the head of each lane left (docs/lanes.md, \"Cost per call\"):" % (
+                len(res["lane_weights"]), ":".join(map(str, res["lane_weights"]))), ""]
     out += table(res["lane_rows"], "FleetLaneQueue, ")
     out += ["", "Beside it: " + BULLMQ, "",
             "What a fleet call does that a plain BullMQ add does not: it checks the queue's layout "
