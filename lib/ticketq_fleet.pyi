@@ -41,7 +41,7 @@ Integers: ids, classes, sequence numbers, the digest and pop numbers are small i
 a heap_lock'ed hot path.
 """
 
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 VERSION: int
 """The version of the server library this client calls (``ticketq_<VERSION>``, functions
@@ -59,6 +59,10 @@ class FleetError(Exception):
 
 
 Token = Union[bytes, str]
+
+# Shared with ticketq_fleetlanes (not API).
+_MASK: int
+def _text(v: Union[bytes, str]) -> str: ...
 
 
 class FleetQueue:
@@ -94,6 +98,14 @@ class FleetQueue:
     last_pop: int
     """The server's number of that pop (pops of the queue before it, mod 2**30): the order
     of pops across all clients."""
+
+    # What ticketq_fleetlanes.FleetLaneQueue builds on (not API): the prefix of the pop and
+    # peek functions' names, where a lease token's ":" is, the call, open and pop-reply hooks.
+    _L: str
+    _COLON: int
+    def _call(self, op: str, args: Sequence[Any] = ..., idem: bool = ...) -> Any: ...
+    def _open(self, args: Tuple[int, ...]) -> List[Any]: ...
+    def _popped(self, r: List[Any]) -> None: ...
 
     def __init__(self, conn: Any, name: str, capacity: Optional[int] = None, first_seq: int = 0,
                  aging: int = 0, max_deliveries: int = 8, prefix: str = "tq", retries: int = 3,
