@@ -143,8 +143,9 @@ local function lopen(keys, args)
 end
 
 local function choose(keys)
-  -- The next ticket by the rule: its member, class, lane, table entry and the table's size;
-  -- nil when nothing is queued. One call finds the class; when the cursor's lane has a
+  -- The next ticket by the rule, as queue.lua's choosers give it: its member, class, lane,
+  -- and the class's cursor moved just past the entry it was taken at (the field its pop
+  -- sets); nil when nothing is queued. One call finds the class; when the cursor's lane has a
   -- ticket of it (always, while every lane is backlogged) one more finds the ticket;
   -- otherwise the heads of the class's lanes (one call each) and a scan of the table for
   -- the first entry after the cursor that names one of those lanes (string.find, in C).
@@ -169,7 +170,7 @@ local function choose(keys)
     l = tonumber(string.sub(tb, p + 1, p + 1), 32)
     h = at[l]
   end
-  return h, cls, l, p, #tb
+  return h, cls, l, {'c' .. cls, (p + 1) % #tb}
 end
 
 -- lpush: args client, opno, job id, class, lane. Returns the sequence number; -1 when the
@@ -194,33 +195,6 @@ local function lpush(keys, args)
     enqueue(keys, cls, member .. digit(l))
     return seq
   end)
-end
-
--- lpop: args client, opno, lease_ms, as pop (queue.lua), by the rotation. Returns pop's
--- reply and the lane: {id, class, seq, promoted, deliveries, token, pop number, lane}, or
--- {-1, ms until the next lease expires (-1: none)}. The digest folds the lane in (core's
--- digest); the class's cursor moves just past the entry the ticket was taken at.
-local function lpop(keys, args)
-  local m = meta(keys, 'lanes')
-  local lease = int_arg(args[3], 0, MASK, 'lease_ms')
-  return mutation(keys, args, 'pop', m, function(now)
-    local member, cls, l, p, size = choose(keys)
-    if not member then
-      return {-1, next_expiry(keys, now)}
-    end
-    return claim(keys, m, now, lease, member, cls, l, {'c' .. cls, (p + 1) % size})
-  end)
-end
-
--- lpeek: the job id lpop would return, or -1 when nothing is queued.
-local function lpeek(keys, args)
-  local m = meta(keys, 'lanes')
-  reap(keys, m, now_ms())
-  local member = choose(keys)
-  if not member then
-    return -1
-  end
-  return job_id(member)
 end
 
 -- lanes: {cursor of LOW, NORMAL, HIGH, CRITICAL, then per lane: tickets queued, tickets
@@ -322,8 +296,13 @@ end
 
 register('lopen', lopen)
 register('lpush', lpush)
-register('lpop', lpop)
-register('lpeek', lpeek)
+-- lpop: args client, opno, lease_ms, as pop (queue.lua), by the rotation. Returns pop's
+-- reply and the lane: {id, class, seq, promoted, deliveries, token, pop number, lane}, or
+-- {-1, ms until the next lease expires (-1: none)}. The digest folds the lane in (core's
+-- digest); the class's cursor moves just past the entry the ticket was taken at.
+-- lpeek: the job id lpop would return, or -1 when nothing is queued.
+register('lpop', popper('lanes', choose))
+register('lpeek', peeker('lanes', choose))
 register('lanes', lanes)
 register('ltickets', ltickets)
 register('ltable', ltable)

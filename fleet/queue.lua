@@ -92,27 +92,43 @@ end
 -- no lease), pop number (pops of this queue before this one, mod 2**30: the server's order
 -- of pops, whichever client made them)}, or {-1, ms until the next lease expires (-1:
 -- none)} when nothing is queued.
-local function pop(keys, args)
-  local m = meta(keys, 'plain')
-  local lease = int_arg(args[3], 0, MASK, 'lease_ms')
-  return mutation(keys, args, 'pop', m, function(now)
-    local r = redis.call('ZRANGE', keys[READY], 0, 0, 'WITHSCORES')
-    if #r == 0 then
-      return {-1, next_expiry(keys, now)}
-    end
-    return claim(keys, m, now, lease, r[1], 3 - tonumber(r[2]), nil, {})
-  end)
+local function head(keys)
+  -- A plain queue's next ticket: the first of the ready set (highest class, then FIFO).
+  -- As every chooser: its member, class, lane (nil: no lanes) and the meta fields its pop
+  -- sets (none here); nil when nothing is queued.
+  local r = redis.call('ZRANGE', keys[READY], 0, 0, 'WITHSCORES')
+  if #r == 0 then
+    return nil
+  end
+  return r[1], 3 - tonumber(r[2]), nil, {}
+end
+
+local function popper(kind, choose)
+  -- The pop function of a kind of queue, whose next ticket choose(keys) names.
+  return function(keys, args)
+    local m = meta(keys, kind)
+    local lease = int_arg(args[3], 0, MASK, 'lease_ms')
+    return mutation(keys, args, 'pop', m, function(now)
+      local member, cls, lane, fields = choose(keys)
+      if not member then
+        return {-1, next_expiry(keys, now)}
+      end
+      return claim(keys, m, now, lease, member, cls, lane, fields)
+    end)
+  end
 end
 
 -- peek: the job id of the next ticket, or -1 when nothing is queued.
-local function peek(keys, args)
-  local m = meta(keys, 'plain')
-  reap(keys, m, now_ms())
-  local r = redis.call('ZRANGE', keys[READY], 0, 0)
-  if #r == 0 then
-    return -1
+local function peeker(kind, choose)
+  return function(keys, args)
+    local m = meta(keys, kind)
+    reap(keys, m, now_ms())
+    local member = choose(keys)
+    if not member then
+      return -1
+    end
+    return job_id(member)
   end
-  return job_id(r[1])
 end
 
 -- remove: args client, opno, job id. Removes the oldest queued (not leased) ticket with
@@ -198,8 +214,8 @@ end
 
 register('open', open)
 register('push', push)
-register('pop', pop)
-register('peek', peek)
+register('pop', popper('plain', head))
+register('peek', peeker('plain', head))
 register('remove', remove)
 register('info', info)
 register('tickets', tickets)

@@ -20,16 +20,17 @@ from ticketq_lanes import LaneQueue, table
 from ticketq_fleet import FleetQueue
 from ticketq_fleetlanes import FleetLaneQueue
 import fleet_server
-from test_fleet_conformance import BAD, BAD_CLASS, GOOD_CLASS, GOOD_ID, M30, Conformance, outcome
+from test_fleet_conformance import BAD, BAD_CLASS, GOOD_CLASS, GOOD_ID, M30, Conformance, both_clients, outcome
 
 WEIGHTS = st.lists(st.sampled_from([1, 1, 1, 2, 3, 5, 13, 100]), min_size=1, max_size=5)
 BAD_LANE = st.sampled_from([-1, 30, 31, 2 ** 31, -2 ** 40, 1.0, "0", None, b"1", True, False])
 
 
 class LaneConformance(Conformance):
-    # The plain machine's rules for peek and remove are inherited; push, pop and the
-    # invariant gain the lane; pops come in runs and clear is rare, so that the rotation
-    # runs through many table entries with lanes emptying and filling between them.
+    # The plain machine's rules for pop, leased pop, peek and remove are inherited (last()
+    # adds the lane); push and the invariant gain the lane; pops come in runs and clear is
+    # rare, so that the rotation runs through many table entries with lanes emptying and
+    # filling between them.
     @initialize(cap=st.integers(1, 16), weights=WEIGHTS, data=st.data(),
                 first=st.one_of(st.integers(0, 50), st.integers(M30 - 60, M30 - 1)),
                 aging=st.sampled_from([0, 0, 1, 2, 3, 5]))
@@ -66,11 +67,6 @@ class LaneConformance(Conformance):
     def push_any(self, i, c, l):
         self.same("push", i, c, l)
 
-    @rule()
-    def pop(self):
-        if self.same("pop")[0] == "ok":
-            assert self.last()
-
     @rule(n=st.integers(2, 6))
     def pop_several(self, n):
         for _ in range(n):
@@ -82,18 +78,6 @@ class LaneConformance(Conformance):
     def clear(self):
         self.same("clear")
         assert self.last()
-
-    @rule()
-    def pop_leased_then_ack(self):
-        # A leased pop that is acked is a pop: same ticket, cursor, digest and aging step.
-        a = outcome(self.t.pop)
-        b = outcome(self.f.pop, 60000)
-        assert a == b
-        if a[0] == "ok":
-            assert self.f.last_deliveries == 1
-            assert self.f.ack(self.f.last_lease) is True
-            assert self.f.ack(self.f.last_lease) is False
-            assert self.last()
 
     @rule(l=st.integers(-1, 5) | BAD_LANE)
     def lane_len(self, l):
@@ -111,18 +95,7 @@ class LaneConformance(Conformance):
         assert (t.last_priority, t.last_seq, t.last_lane) == (f.last_priority, f.last_seq, f.last_lane)
 
 
-class LaneConformanceRedisPy(LaneConformance):
-    conn = "redis-py"
-
-
-class LaneConformanceResp(LaneConformance):
-    conn = "resp"
-
-
-LaneConformanceRedisPy.TestCase.settings = settings(max_examples=80, stateful_step_count=50, deadline=None)
-LaneConformanceResp.TestCase.settings = settings(max_examples=40, stateful_step_count=50, deadline=None)
-test_lane_conformance_redis_py = LaneConformanceRedisPy.TestCase
-test_lane_conformance_board_client = LaneConformanceResp.TestCase
+test_lane_conformance_redis_py, test_lane_conformance_board_client = both_clients(LaneConformance)
 
 
 def server_table(conn, weights):

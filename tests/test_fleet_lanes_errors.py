@@ -5,7 +5,8 @@
 # a plain queue and a lane queue are never mistaken for each other (TQKIND), a lane
 # queue's settings must match (TQCONFIG), and a library of another version refuses a lane
 # queue by its layout name (TQLAYOUT). Also: dead letters leave their lane's count.
-from support import IS_MICROPYTHON, raises, skip
+from support import IS_MICROPYTHON, raises
+from test_fleet_errors import fcalls, host_only, outcome  # host_only skips on MicroPython
 
 if not IS_MICROPYTHON:
     import fleet_server  # first: it puts tools/ on sys.path
@@ -13,15 +14,8 @@ if not IS_MICROPYTHON:
     from ticketq_fleet import FleetQueue, FleetError
     from ticketq_fleetlanes import FleetLaneQueue
     from ticketq_lanes import LaneQueue, LaneFull
-    from test_fleet_errors import fcalls, outcome
 
 M30 = 1 << 30
-
-
-def host_only():
-    if IS_MICROPYTHON:
-        skip("starts a redis-server (host only)")
-    return fleet_server.shared()
 
 
 def dump(conn, q):

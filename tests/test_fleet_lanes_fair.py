@@ -69,31 +69,27 @@ def done():
         t.fleet.destroy()
 
 
-def test_one_lane_flooding_cannot_starve_the_others_on_the_fleet():
-    make = maker()  # first: it skips on MicroPython
-    fair.check_one_lane_flooding(make)
+def on_the_fleet(check):
+    make = maker()  # first: it skips on MicroPython, where `fair` is not imported
+    getattr(fair, check)(make)
     done()
+
+
+def test_one_lane_flooding_cannot_starve_the_others_on_the_fleet():
+    on_the_fleet("check_one_lane_flooding")
 
 
 def test_weights_1_and_100_both_ways_on_the_fleet():
-    make = maker()  # first: it skips on MicroPython
-    fair.check_weights_1_and_100(make)
-    done()
+    on_the_fleet("check_weights_1_and_100")
 
 
 def test_lanes_appearing_and_disappearing_on_the_fleet():
-    make = maker()  # first: it skips on MicroPython
-    fair.check_lanes_appearing_and_disappearing(make)
-    done()
+    on_the_fleet("check_lanes_appearing_and_disappearing")
 
 
 def test_a_lane_back_from_idleness_gets_no_catch_up_burst_on_the_fleet():
-    make = maker()  # first: it skips on MicroPython
-    fair.check_no_catch_up_burst(make)
-    done()
+    on_the_fleet("check_no_catch_up_burst")
 
 
 def test_lane_max_wait_is_reached_on_the_fleet():
-    make = maker()  # first: it skips on MicroPython
-    fair.check_lane_max_wait_reached(make)
-    done()
+    on_the_fleet("check_lane_max_wait_reached")
