@@ -121,3 +121,26 @@ def test_gateway_pulls_from_a_lane_queue():
     first = [i for k, i in enumerate(ran) if i not in ran[:k]]
     assert first == order  # one ticket at a time: run in the fleet's pop order
     assert q.lane_info()["held"] == (0, 0)
+
+
+def test_fleetctl_reads_a_lane_queue():
+    # tools/fleetctl.py info and tickets open a lane queue as such (and a plain one as before).
+    if IS_MICROPYTHON:
+        skip("starts a redis-server (host only)")
+    import contextlib
+    import io
+
+    import fleetctl
+
+    srv = fleet_server.shared()
+    q, names = fill(srv, lanes=[2, 1])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert fleetctl.main(["tickets", q.name, "--url", srv.url]) == 0
+        assert fleetctl.main(["info", q.name, "--url", srv.url]) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[:len(JOBS)] == ["%d %s seq=%d lane=%d" % (i, ("LOW", "NORMAL", "HIGH", "CRITICAL")[c], s, l)
+                                 for i, c, s, p, l in q.tickets()]
+    assert lines[len(JOBS)].startswith("<FleetLaneQueue ") and "lanes=4/16,3/16" in lines[len(JOBS)]
+    assert "lanes: weights 2:1, queued (4, 3), held (4, 3)" in out.getvalue()
+    q.destroy()

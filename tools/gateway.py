@@ -56,8 +56,8 @@ for _p in (HERE, os.path.join(ROOT, "lib"), os.path.join(ROOT, "firmware")):
 
 from ticketq import QueueEmpty  # noqa: E402
 from ticketq_deadline import Deadline  # noqa: E402
-from ticketq_fleet import FleetQueue, FleetError  # noqa: E402
-from ticketq_fleetlanes import FleetLaneQueue  # noqa: E402
+from ticketq_fleet import FleetError  # noqa: E402
+from fleetctl import open_queue  # noqa: E402
 from ticketq_wait import Timeout  # noqa: E402
 
 CLASSES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
@@ -214,17 +214,6 @@ class UnixPort:
 
 # ---- the gateway loop
 
-def open_fleet(conn, name, prefix):
-    """The existing fleet queue `name`: a FleetQueue, or a FleetLaneQueue if it has lanes
-    (the server tells which: a plain open of a lane queue is refused, TQKIND, and changes
-    nothing)."""
-    try:
-        return FleetQueue(conn, name, prefix=prefix)
-    except FleetError as e:
-        if "TQKIND" not in str(e):
-            raise
-    return FleetLaneQueue(conn, name, prefix=prefix)
-
 
 class Gateway:
     def __init__(self, fleet, board, names=None, kind="telemetry", lease_ms=30000, window=None,
@@ -364,7 +353,7 @@ def main(argv=None, out=print):
         import redis
 
         try:
-            fleet = open_fleet(redis.Redis.from_url(a.url), a.queue, a.prefix)
+            fleet = open_queue(redis.Redis.from_url(a.url), a.queue, a.prefix)
         except (redis.RedisError, FleetError) as e:
             raise Stop("fleet queue %s at %s: %s" % (a.queue, a.url, e), 2)
         board, closer = open_target(a, out)
