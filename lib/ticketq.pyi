@@ -31,6 +31,10 @@ time) lists the queued tickets (``tickets(q)``), explains an order (``explain``)
 trace of the last pops (``Trace``) and states the aging bound (``max_wait``).
 """
 
+__version__: str
+"""The library's version, ``"MAJOR.MINOR.PATCH"``: the same in ``package.json`` (mip),
+``manifest.py`` (frozen builds) and the ``ticketq`` pip package (CHANGELOG.md)."""
+
 LOW: int  # 0
 NORMAL: int  # 1
 HIGH: int  # 2
