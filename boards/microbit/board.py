@@ -20,7 +20,7 @@
 #   w = worker.Worker(32)                                1088 B  (its queue, the job table)
 # So the worker does not fit: 3.8 KB are free after the library and ticketq_deadline, and
 # even with compiling for free library + Deadline + worker + Worker(32) leave ~0.6 KB,
-# less than a REPL command and a session's job names need (README, "what fits in 10 KB").
+# less than a REPL command and a session's job names need (docs/microbit.md).
 # ticketq_wait (pop_until, +0.7 KB once imported) is on the filesystem for applications
 # (examples/microbit: main.py imports ticketq, ticketq_deadline, ticketq_wait, then the
 # application, measured at boot by tests/test_microbit_boot.py); the worker does not import

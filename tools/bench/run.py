@@ -224,7 +224,7 @@ MICROBIT_HAS = ("utime", "gc", "ticketq")  # what tqbench.py imports that the mi
 def microbit_plan(c):
     """Phases, each from a soft reset, each with only the kernels it needs uploaded as
     tqb.py (stripped). ticketq is imported on its own first: on that board it needs most of
-    the heap free to compile (README, "what fits in 10 KB")."""
+    the heap free to compile (docs/microbit.md)."""
     src = open(os.path.join(HERE, "tqbench.py")).read()
     lib = [(m + ".py", shake.strip(open(os.path.join(ROOT, "lib", m + ".py")).read()))
            for m in ("ticketq_heap", "ticketq_base", "ticketq")]
@@ -575,7 +575,7 @@ def interp_version(interp, R, info):
 
 
 def headline(runs):
-    """The ratios README quotes, as Markdown bullets."""
+    """The headline figures, as Markdown bullets."""
     out = []
     for interp in ("cpython", "vm", "microbit"):
         if interp not in runs or "A" not in runs[interp]:
