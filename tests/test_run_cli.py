@@ -4,6 +4,7 @@
 # `--exec CODE` for a snippet on the host VM. CPython only (pytest): nothing but support is
 # imported at the top, so the MicroPython runners skip this module.
 from support import skip, IS_MICROPYTHON
+from test_main_job import _need_vm, _tool  # (test_main_job imports only support at its top)
 
 
 def _root():
@@ -15,17 +16,6 @@ def _root():
 def _host():
     if IS_MICROPYTHON:
         skip("drives tools/run from CPython")
-
-
-def _need_vm():
-    _host()
-    import os
-    import shutil
-
-    if not shutil.which("node"):
-        skip("node not found: the host MicroPython VM needs Node.js >= 20 (tools/setup)")
-    if not os.path.isdir(os.path.join(_root(), "tools", "mpvm", "node_modules", "@micropython")):
-        skip("the MicroPython VM is not installed (tools/setup)")
 
 
 def _run(args, cwd=None, wrapper=False):
@@ -110,7 +100,6 @@ def test_the_check_is_the_firmwares_own_player():
     # and the sample passes.
     _host()
     import os
-    from test_main_job import _tool
 
     run = _tool()  # tools/run.py under a name of its own ("run" is also tools/bench/run.py)
     assert run.check_workload(os.path.join(_root(), "firmware", "workload.txt"), "w") is None

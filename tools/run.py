@@ -79,13 +79,18 @@ def rel(path):
 
 # ---- the host MicroPython VM
 
-def run_vm(args, prof, path):
+def need_vm():
+    """Stop (SETUP) unless node and the npm VM are there."""
     if not shutil.which("node"):
         raise Stop("node not found: the host MicroPython VM runs under Node.js >= 20 "
                    "(install nodejs, then tools/setup)", SETUP)
     if not os.path.isdir(VM_PKG):
         raise Stop("the MicroPython VM is not installed: run tools/setup "
                    "(or npm ci --prefix tools/mpvm)", SETUP)
+
+
+def run_vm(args, prof, path):
+    need_vm()
     try:
         import json
 
@@ -503,12 +508,7 @@ def check_workload(path, shown=None):
 def run_exec(args, code):
     """tools/run --exec CODE: the snippet on the host VM (tools/mpvm/main.mjs --exec), its
     output as it comes; the exit status of the snippet (0, or 1 when it raised)."""
-    if not shutil.which("node"):
-        raise Stop("node not found: the host MicroPython VM runs under Node.js >= 20 "
-                   "(install nodejs, then tools/setup)", SETUP)
-    if not os.path.isdir(VM_PKG):
-        raise Stop("the MicroPython VM is not installed: run tools/setup "
-                   "(or npm ci --prefix tools/mpvm)", SETUP)
+    need_vm()
     cmd = ["node", MAIN_MJS, "--heap", str(args.heap), "--exec", code]
     try:
         return subprocess.run(cmd, timeout=args.timeout or 300).returncode
