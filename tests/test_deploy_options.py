@@ -54,3 +54,20 @@ def test_add_puts_your_files_on_by_their_base_name(tmp_path=None):
                      "main.py", "application.py"], p.stdout
     assert "worker" not in p.stdout and "board.py  " not in p.stdout
 
+
+
+def test_the_microbit_gets_the_library_without_its_version_line():
+    # boards/microbit/board.py DROP: __version__ cost that board's import 0.3 KB (measured);
+    # every other board, and CPython, keep it.
+    deploy = _deploy()
+    for name in ("microbit", "rp2", "esp32", "host"):
+        prof = deploy.read_profile(name)
+        item = [i for i in deploy.plan(prof) if i.name == "ticketq.py"]
+        if not item:  # an .mpy board: compiled from the file as it is
+            assert prof.get("MPY") and "DROP" not in prof, name
+            continue
+        text = deploy.payload(item[0], None, prof.get("DROP", ())).decode()
+        assert ("__version__" in text) == (name != "microbit"), name
+        assert "class TicketQueue" in text
+    board = [i for i in deploy.plan(deploy.read_profile("microbit")) if i.name == "board.py"][0]
+    assert "DROP" not in deploy.payload(board).decode()

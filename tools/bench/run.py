@@ -225,8 +225,11 @@ def microbit_plan(c):
     """Phases, each from a soft reset, each with only the kernels it needs uploaded as
     tqb.py (stripped). ticketq is imported on its own first: on that board it needs most of
     the heap free to compile (docs/microbit.md)."""
+    import deploy  # the library as tools/deploy.py puts it on the micro:bit (its DROP too)
+
     src = open(os.path.join(HERE, "tqbench.py")).read()
-    lib = [(m + ".py", shake.strip(open(os.path.join(ROOT, "lib", m + ".py")).read()))
+    drop = deploy.read_profile("microbit").get("DROP", ())
+    lib = [(m + ".py", deploy.strip_source(open(os.path.join(ROOT, "lib", m + ".py")).read(), m, drop))
            for m in ("ticketq_heap", "ticketq_base", "ticketq")]
     mem = "import gc;gc.collect();print((gc.mem_alloc(),gc.mem_free()))"
     steps = [("put", name, text) for name, text in lib]
