@@ -31,16 +31,16 @@ time) lists the queued tickets (``tickets(q)``), explains an order (``explain``)
 trace of the last pops (``Trace``) and states the aging bound (``max_wait``).
 """
 
+LOW: int  # 0
+NORMAL: int  # 1
+HIGH: int  # 2
+CRITICAL: int  # 3: pops first
+
 __version__: str
 """The library's version, ``"MAJOR.MINOR.PATCH"``: the same in ``package.json`` (mip),
 ``manifest.py`` (frozen builds) and the ``ticketq`` pip package (CHANGELOG.md). Not on a
 BBC micro:bit v1: ``tools/deploy.py`` leaves the line out there, where its two names cost
 ``import ticketq`` 0.3 KB of heap (docs/install.md)."""
-
-LOW: int  # 0
-NORMAL: int  # 1
-HIGH: int  # 2
-CRITICAL: int  # 3: pops first
 
 
 class QueueFull(Exception):
