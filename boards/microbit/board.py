@@ -20,12 +20,10 @@
 #   w = worker.Worker(32)                                1088 B  (its queue, the job table)
 # So the worker does not fit: 3.8 KB are free after the library and ticketq_deadline, and
 # even with compiling for free library + Deadline + worker + Worker(32) leave ~0.6 KB,
-# less than a REPL command and a session's job names need (docs/microbit.md).
-# ticketq_wait (pop_until, +0.7 KB once imported) is on the filesystem for the REPL, where
-# it fits beside the library and ticketq_deadline; beside an application at boot it did
-# not (docs/microbit.md), and the worker does not import it. ticketq_ticks (FakeClock:
-# +0.7 KB) stays off; firmware/shell.py and firmware/workload.py (REPL conveniences,
-# sample workload) do not fit either.
+# less than a REPL command and a session's job names need (README, "what fits in 10 KB").
+# ticketq_ticks (FakeClock: +0.7 KB) and ticketq_wait (+0.7 KB) are not imported by the
+# worker and stay off; firmware/shell.py and firmware/workload.py (REPL conveniences, sample
+# workload) do not fit either.
 NAME = "microbit"
 CAPACITY = 32  # queue slots: 256 bytes of queue arrays, 34-slot job table
 HEARTBEAT = "microbit"  # the centre pixel of the 5x5 LED display (microbit.display)
@@ -35,7 +33,7 @@ FILES = [  # what the worker imports, in the order to import them at the REPL
     "lib/ticketq_base.py",
     "lib/ticketq.py",
     "lib/ticketq_deadline.py",
-    "lib/ticketq_wait.py",
+    "lib/ticketq_wait.py",  # pop_until: fits at the REPL, not beside an application at boot (docs/microbit.md)
     "firmware/worker.py",
     "boards/microbit/board.py",
 ]
