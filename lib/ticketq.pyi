@@ -39,6 +39,12 @@ NORMAL: int  # 1
 HIGH: int  # 2
 CRITICAL: int  # 3: pops first
 
+__version__: str
+"""The library's version, ``"MAJOR.MINOR.PATCH"``: the same in ``package.json`` (mip),
+``manifest.py`` (frozen builds) and the ``ticketq`` pip package (CHANGELOG.md). Not on a
+BBC micro:bit v1: ``tools/deploy.py`` leaves the line out there, where its two names cost
+``import ticketq`` 0.3 KB of heap (docs/install.md)."""
+
 
 class QueueFull(Exception):
     """Raised by push on a full queue; the queue is unchanged (no sequence number spent).

@@ -238,9 +238,11 @@ def test_board_profiles_are_constants_that_ast_can_read():
         for node in tree.body:
             assert isinstance(node, ast.Assign) and len(node.targets) == 1, (path, node)
             prof[node.targets[0].id] = ast.literal_eval(node.value)
-        # TESTS (optional): the test modules that run on that board (tools/devtest.py).
-        assert sorted(set(prof) - set(["TESTS"])) == [
+        # TESTS (optional): the test modules that run on that board (tools/devtest.py);
+        # DROP (optional): names tools/deploy.py leaves out of the library there.
+        assert sorted(set(prof) - set(["TESTS", "DROP"])) == [
             "CAPACITY", "FILES", "HEARTBEAT", "MPY", "NAME"], path
+        assert all(isinstance(n, str) and n.isidentifier() for n in prof.get("DROP", [])), path
         for t in prof.get("TESTS", []):
             assert os.path.isfile(os.path.join(root, "tests", t + ".py")), (path, t)
         assert prof["NAME"] == name and 1 <= prof["CAPACITY"] <= 1 << 24
