@@ -1,7 +1,10 @@
-# Freeze ticketq into a MicroPython firmware image: in a board's manifest,
+# Freeze ticketq into a MicroPython firmware image that you build from MicroPython's source
+# (1.12 or later, the ports with manifests: rp2, esp32, stm32, unix, nrf ...): in the
+# board's manifest,
 #   include("path/to/ticketq/manifest.py")
-# Frozen modules are compiled on the host and live in flash: no RAM for the source,
-# the parse or the bytecode (the way to fit the library on the smallest boards).
+# Frozen modules are compiled on the host and live in flash: no RAM for the source, the
+# parse or the bytecode. Not for the BBC micro:bit v1 as Debian ships it (a prebuilt
+# MicroPython 1.9.2 image): docs/install.md says which route serves which board.
 metadata(
     version="0.1.0",
     description="Clock-free, preallocated priority queue of integer job tickets.",
@@ -13,6 +16,7 @@ module("ticketq_audit.py", base_path="lib")
 module("ticketq_base.py", base_path="lib")
 module("ticketq_deadline.py", base_path="lib")
 module("ticketq_fleet.py", base_path="lib")
+module("ticketq_fleetlanes.py", base_path="lib")
 module("ticketq_heap.py", base_path="lib")
 module("ticketq_lanes.py", base_path="lib")
 module("ticketq_resp.py", base_path="lib")

@@ -95,6 +95,9 @@ def play(lines, w=None, out=print):
             elif op == "run" and len(a) == 2 and _num(a[1], "run") < 0:
                 raise ValueError("run: a count >= 0")
             elif not ((op == "cancel" and len(a) == 2) or (op == "run" and len(a) < 3)):
+                for f in a[1:]:
+                    if f[0] == "#":
+                        raise ValueError("a # comment takes a line of its own")
                 raise ValueError("not a command: queue, push, cancel or run (workload.pyi)")
             if w is None:
                 w = boot(None, 0, KINDS, out)

@@ -1,5 +1,5 @@
 -- core.lua: the key layout, the ticket encoding and the helpers that every concern of the
--- ticketq fleet library uses (queue.lua, lease.lua; lanes.lua later). tools/fleetctl.py
+-- ticketq fleet library uses (queue.lua, lease.lua, lanes.lua). tools/fleetctl.py
 -- loads them as ONE Redis library, in that order, after two generated lines:
 --     #!lua name=ticketq_<V>
 --     local V = <V>
@@ -12,9 +12,12 @@
 -- Cluster slot, and every key a function touches is declared (docs/fleet.md).
 local META, READY, IDS, PROMO, LEASED, DELIV, WAKE, DEAD, IDEM, IDEMT = 1, 2, 3, 4, 5, 6, 7, 8, 9, 10
 local NKEYS = 10
---   meta    HASH  v (layout = V), cap, first, aging, maxdel, hi, lo (the push counter),
---                 left (pops to the next promotion), digest, clients (numbers given),
---                 pops (pops so far)
+--   meta    HASH  v (layout: "<V>" for a plain queue, "<V>:lanes" for a lane queue, so a
+--                 library without lanes refuses a lane queue by name), cap, first, aging,
+--                 maxdel, hi, lo (the push counter), left (pops to the next promotion),
+--                 digest, clients (numbers given), pops (pops so far); a lane queue also
+--                 lanes (L), tb (the lane table), c0..c3 (each class's cursor), w<l>, b<l>
+--                 (lane l's weight and bound), n<l> (its tickets, queued or leased)
 --   ready   ZSET  the queued tickets. score = 3 - class (CRITICAL pops first), member =
 --                 "%08x%08x%08x" of (hi, lo, job id): 24 bytes, fixed width, so equal
 --                 scores order by member bytes = by counter = FIFO. The score is a small
@@ -22,8 +25,12 @@ local NKEYS = 10
 --                 (hi < 2**32, lo < 2**30), each exact in Lua's doubles: 2**62 pushes
 --                 keep their order (BullMQ's priority*2**32 + counter score did not:
 --                 taskforcesh/bullmq#4249, #2597).
---   ids     ZSET  score 0, member "%08x" job id .. the 16-hex counter: the oldest queued
---                 ticket of an id is the first member of its prefix (remove: O(log n)).
+--                 In a lane queue: score = (3 - class) * 32 + lane, so each (class, lane)
+--                 list is one score, FIFO by member; member = the 24 bytes and the lane as
+--                 one base-32 digit (25 bytes), so a member says where it belongs.
+--   ids     ZSET  score 0, member "%08x" job id .. the 16-hex counter (.. the lane digit):
+--                 the oldest queued ticket of an id is the first member of its prefix
+--                 (remove: O(log n)).
 --   promo   SET   members (of ready or leased) that aging promoted.
 --   leased  ZSET  score = lease expiry, ms of the server's TIME; member = the class digit
 --                 .. the ready member, so an expired lease goes back to exactly its place.
@@ -40,6 +47,8 @@ local LO = 0x40000000            -- 2**30: lo counts 0 .. 2**30 - 1, then carrie
 local HI_END = 0x100000000       -- 2**32: hi stays below it, so 2**62 pushes in all
 local DIG0 = 0x2A5F0C3           -- the digest of an empty schedule (ticketq_base._DIG0)
 local IDEM_MS = 3600000          -- an idle client's replay record is dropped after 1 h
+local BAND = 32                  -- a lane queue's class band: 32 scores, one per lane
+local DIGITS = '0123456789abcdefghijklmnopqrst'  -- lane l is DIGITS[l + 1] (base 32)
 
 local function fail(code, msg)
   -- An error reply "<CODE> ticketq: <msg>". Raised before the function writes anything.
@@ -62,20 +71,29 @@ local function int_arg(v, lo, hi, what)
   return n
 end
 
-local function meta(keys)
-  -- The queue's settings and counters; a clear error for a missing queue or another layout.
+local function meta(keys, kind)
+  -- The queue's settings and counters; a clear error for a missing queue, another layout,
+  -- or the other kind: kind 'plain' (queue.lua's push, pop, peek, tickets) or 'lanes'
+  -- (lanes.lua's), nil for the calls both kinds share. m.lanes is L for a lane queue.
   local r = redis.call('HMGET', keys[META], 'v', 'cap', 'first', 'aging', 'maxdel', 'hi', 'lo',
-    'left', 'digest', 'pops')
+    'left', 'digest', 'pops', 'lanes')
   if not r[1] then
     fail('TQNOQUEUE', 'no queue at ' .. keys[META] .. ' (create it with a capacity)')
   end
-  if tonumber(r[1]) ~= V then
+  local has = r[1] == V .. ':lanes'
+  if r[1] ~= tostring(V) and not has then
     fail('TQLAYOUT', 'queue ' .. keys[META] .. ' has layout version ' .. r[1] ..
       ', this library (ticketq_' .. V .. ') reads version ' .. V .. ' only')
   end
+  if kind == 'plain' and has then
+    fail('TQKIND', 'queue ' .. keys[META] .. ' has lanes: open it with ' ..
+      'ticketq_fleetlanes.FleetLaneQueue')
+  elseif kind == 'lanes' and not has then
+    fail('TQKIND', 'queue ' .. keys[META] .. ' has no lanes: open it with ticketq_fleet.FleetQueue')
+  end
   return {cap = tonumber(r[2]), first = tonumber(r[3]), aging = tonumber(r[4]),
     maxdel = tonumber(r[5]), hi = tonumber(r[6]), lo = tonumber(r[7]), left = tonumber(r[8]),
-    digest = tonumber(r[9]), pops = tonumber(r[10])}
+    digest = tonumber(r[9]), pops = tonumber(r[10]), lanes = tonumber(r[11])}
 end
 
 local function counter(member)
@@ -102,8 +120,30 @@ local function seq_of(m, member)
 end
 
 local function id_key(member)
-  -- The ids index member of a ready member: job id first, then the counter.
-  return string.sub(member, 17, 24) .. string.sub(member, 1, 16)
+  -- The ids index member of a ready member: job id first, then the counter (then the lane).
+  return string.sub(member, 17, 24) .. string.sub(member, 1, 16) .. string.sub(member, 25)
+end
+
+local function of_id_key(k)
+  -- The ready member of an ids index member (id_key's inverse).
+  return string.sub(k, 9, 24) .. string.sub(k, 1, 8) .. string.sub(k, 25)
+end
+
+local function lane_of(member)
+  -- The lane of a lane queue's member (its 25th byte), nil for a plain queue's.
+  if #member == 25 then
+    return tonumber(string.sub(member, 25), 32)
+  end
+  return nil
+end
+
+local function score(cls, member)
+  -- Where a ticket of this class goes in the ready set: its class band (and lane).
+  local l = lane_of(member)
+  if l then
+    return (3 - cls) * BAND + l
+  end
+  return 3 - cls
 end
 
 local function wake(keys)
@@ -115,17 +155,22 @@ local function wake(keys)
 end
 
 local function enqueue(keys, cls, member)
-  -- Put a ticket (back) in its place: its class band, its counter. The place is the
-  -- member, so a ticket that comes back from a lease is exactly where it was.
-  redis.call('ZADD', keys[READY], 3 - cls, member)
+  -- Put a ticket (back) in its place: its class band (its lane), its counter. The place is
+  -- the member, so a ticket that comes back from a lease is exactly where it was.
+  redis.call('ZADD', keys[READY], score(cls, member), member)
   redis.call('ZADD', keys[IDS], 0, id_key(member))
   wake(keys)
 end
 
 local function forget(keys, member)
-  -- Drop what is kept about a ticket that leaves the queue for good.
+  -- Drop what is kept about a ticket that leaves the queue for good (and, in a lane queue,
+  -- count it out of its lane: a leased ticket still counts against the lane's bound).
   redis.call('SREM', keys[PROMO], member)
   redis.call('HDEL', keys[DELIV], member)
+  local l = lane_of(member)
+  if l then
+    redis.call('HINCRBY', keys[META], 'n' .. l, -1)
+  end
 end
 
 local function bury(keys, m, cls, member, deliveries)
@@ -213,31 +258,113 @@ local function mutation(keys, args, op, m, fn)
   end)
 end
 
+local function stamp(keys, m, id)
+  -- A new ticket's member (without a lane) and sequence number; the push counter moves on.
+  -- Called once every check of a push has passed: a refused push spends no number.
+  if m.hi >= HI_END then
+    fail('TQEXHAUSTED', 'queue ' .. keys[META] .. ' has used all 2**62 sequence counters')
+  end
+  local member = string.format('%08x%08x%08x', m.hi, m.lo, id)
+  local lo, hi = m.lo + 1, m.hi
+  if lo == LO then
+    lo, hi = 0, hi + 1
+  end
+  redis.call('HSET', keys[META], 'hi', string.format('%d', hi), 'lo', lo)
+  return member, (m.first + m.lo) % LO
+end
+
+local function heads(keys, lo, hi)
+  -- The first member of each score from lo to hi that has one, {{member, score}, ...} in
+  -- score order: the head of each class band (plain) or (class, lane) list (lanes).
+  -- One O(log n) call per list found, and one more.
+  local out = {}
+  while lo <= hi do
+    local r = redis.call('ZRANGEBYSCORE', keys[READY], lo, hi, 'WITHSCORES', 'LIMIT', 0, 1)
+    if not r[1] then
+      break
+    end
+    local s = tonumber(r[2])
+    out[#out + 1] = {r[1], s}
+    lo = s + 1
+  end
+  return out
+end
+
 local function rot5(g)
   -- Rotate a 30-bit value left by 5 (LuaBitOp works on 32 bits: 30-bit values stay exact).
   return bit.bor(bit.lshift(bit.band(g, 0x1FFFFFF), 5), bit.rshift(g, 25))
 end
 
-local function digest(g, id, seq, cls)
-  -- ticketq.TicketQueue.pop's schedule digest, the same formula bit for bit.
+local function digest(g, id, seq, cls, lane)
+  -- ticketq.TicketQueue.pop's schedule digest, the same formula bit for bit; for a lane
+  -- other than 0, ticketq_lanes.LaneQueue.pop's one more rotation and xor of the lane.
   g = bit.bxor(rot5(g), id)
-  return bit.bxor(bit.bxor(rot5(g), seq), bit.lshift(cls, 28))
+  g = bit.bxor(bit.bxor(rot5(g), seq), bit.lshift(cls, 28))
+  if lane and lane ~= 0 then
+    g = bit.bxor(rot5(g), lane)
+  end
+  return g
 end
 
-local function promote(keys)
-  -- Aging: the oldest ticket below CRITICAL (the earliest pushed of the heads of the three
-  -- lower class bands) moves up one class, keeping its member, so its sequence.
-  local best, band = nil, nil
-  for s = 1, 3 do
-    local r = redis.call('ZRANGEBYSCORE', keys[READY], s, s, 'LIMIT', 0, 1)
-    if r[1] and (best == nil or older(r[1], best)) then
-      best, band = r[1], s
+local function promote(keys, m)
+  -- Aging: the oldest ticket below CRITICAL (the earliest pushed of the heads of the lower
+  -- class bands, or of their lanes' lists) moves up one class, keeping its member, so its
+  -- sequence and its lane: it joins its lane's list of the higher class in sequence order.
+  local step = m.lanes and BAND or 1
+  local best = nil
+  for _, h in ipairs(heads(keys, step, 4 * step - 1)) do
+    if best == nil or older(h[1], best[1]) then
+      best = h
     end
   end
   if best then
-    redis.call('ZADD', keys[READY], band - 1, best)
-    redis.call('SADD', keys[PROMO], best)
+    redis.call('ZADD', keys[READY], best[2] - step, best[1])
+    redis.call('SADD', keys[PROMO], best[1])
   end
+end
+
+local function claim(keys, m, now, lease, member, cls, lane, fields)
+  -- A pop of the queued ticket `member` of class cls (lane: its lane in a lane queue, else
+  -- nil), which the caller chose: queue.lua by class and FIFO, lanes.lua by the rotation.
+  -- lease 0: it leaves the queue; > 0: leased until now + lease. Then the pop's
+  -- bookkeeping, in TicketQueue.pop's order: digest, pop count, aging; `fields` are more
+  -- meta fields to set with them (a lane queue's cursor). Returns pop's reply.
+  local id, seq = job_id(member), seq_of(m, member)
+  redis.call('ZREM', keys[READY], member)
+  redis.call('ZREM', keys[IDS], id_key(member))
+  local promoted = redis.call('SISMEMBER', keys[PROMO], member)
+  local d, token = 0, ''
+  if lease > 0 then
+    d = redis.call('HINCRBY', keys[DELIV], member, 1)
+    local lm = cls .. member
+    redis.call('ZADD', keys[LEASED], string.format('%d', now + lease), lm)
+    token = lm .. ':' .. d
+  else
+    d = (tonumber(redis.call('HGET', keys[DELIV], member)) or 0) + 1
+    forget(keys, member)
+  end
+  fields[#fields + 1] = 'digest'
+  fields[#fields + 1] = digest(m.digest, id, seq, cls, lane)
+  fields[#fields + 1] = 'pops'
+  fields[#fields + 1] = string.format('%d', m.pops + 1)
+  if m.aging > 0 then
+    local left = m.left - 1
+    if left <= 0 then
+      left = m.aging
+      promote(keys, m)
+    end
+    fields[#fields + 1] = 'left'
+    fields[#fields + 1] = left
+  end
+  redis.call('HSET', keys[META], unpack(fields))
+  if redis.call('ZCARD', keys[READY]) > 0 then
+    wake(keys)  -- work is left: pass the token on to the next waiter
+  end
+  local r = {id, cls, seq, promoted, d, token, m.pops % LO}
+  if lane then
+    r[8] = lane
+  end
+  return r
 end
 
 local function register(name, fn)

@@ -2,14 +2,15 @@
 -- (not done: back now), touch (still working: extend the lease), and the dead-letter list.
 -- Loaded after core.lua and queue.lua.
 --
--- A lease token is "<class><ready member>:<deliveries>" as pop returned it. The delivery
--- count fences it: once a lease expired and the ticket was leased again, the first
--- holder's token no longer matches, so its late ack or release changes nothing (0).
+-- A lease token is "<class><ready member>:<deliveries>" as pop returned it (the ready
+-- member is 24 bytes, 25 in a lane queue). The delivery count fences it: once a lease
+-- expired and the ticket was leased again, the first holder's token no longer matches, so
+-- its late ack or release changes nothing (0).
 
 local function held(keys, token)
   -- The leased member of a token that still holds its lease, or nil.
   local colon = string.find(token, ':', 1, true)
-  if not colon or colon ~= 26 then
+  if colon ~= 26 and colon ~= 27 then
     fail('TQARG', 'not a lease token: ' .. token)
   end
   local lm = string.sub(token, 1, colon - 1)

@@ -2,7 +2,9 @@
 -- push, pop (optionally leased: lease.lua acks), peek, remove, info, tickets, clear,
 -- destroy. Loaded after core.lua (its helpers and the KEYS layout are documented there).
 -- Every function that changes the queue first returns expired leases to their places
--- (reap) and checks the queue's layout version (meta).
+-- (reap) and checks the queue's layout version (meta). open, push, pop, peek and tickets
+-- are a plain queue's (a lane queue has its own in lanes.lua); remove, info, clear and
+-- destroy, and lease.lua's, serve both kinds.
 
 local TYPES = {[META] = 'hash', [READY] = 'zset', [IDS] = 'zset', [PROMO] = 'set',
   [LEASED] = 'zset', [DELIV] = 'hash', [WAKE] = 'list', [DEAD] = 'list', [IDEM] = 'hash',
@@ -21,10 +23,12 @@ local function check_keys(keys)
   end
 end
 
--- open: args cap (0: the queue must exist), first_seq, aging, max_deliveries.
--- Creates the queue if it does not exist and cap > 0; otherwise checks that the settings
--- given match it. Returns {cap, first_seq, aging, max_deliveries, client number}.
-local function open(keys, args)
+local function open_queue(keys, args, kind, extra, check)
+  -- open's work for both kinds: args cap (0: the queue must exist), first_seq, aging,
+  -- max_deliveries. Creates the queue if it does not exist and cap > 0, with `extra` meta
+  -- fields (a lane queue's), else checks that the settings given match it (and check(m),
+  -- a lane queue's own). Every check comes before the first write.
+  -- Returns {cap, first_seq, aging, max_deliveries, client number}.
   check_keys(keys)
   local cap = int_arg(args[1], 0, 0x1000000, 'capacity')
   local first = int_arg(args[2], 0, MASK, 'first_seq')
@@ -34,43 +38,51 @@ local function open(keys, args)
     if cap == 0 then
       fail('TQNOQUEUE', 'no queue at ' .. keys[META] .. ' (create it with a capacity)')
     end
-    redis.call('HSET', keys[META], 'v', V, 'cap', cap, 'first', first, 'aging', aging,
-      'maxdel', maxdel, 'hi', 0, 'lo', 0, 'left', aging, 'digest', DIG0, 'clients', 0, 'pops', 0)
+    redis.call('HSET', keys[META], 'v', kind == 'lanes' and V .. ':lanes' or V, 'cap', cap,
+      'first', first, 'aging', aging, 'maxdel', maxdel, 'hi', 0, 'lo', 0, 'left', aging,
+      'digest', DIG0, 'clients', 0, 'pops', 0, unpack(extra or {}))
   else
-    local m = meta(keys)
+    local m = meta(keys, kind)
     if cap > 0 and (m.cap ~= cap or m.first ~= first or m.aging ~= aging or m.maxdel ~= maxdel) then
       fail('TQCONFIG', 'queue ' .. keys[META] .. ' exists with capacity ' .. m.cap ..
         ', first_seq ' .. m.first .. ', aging ' .. m.aging .. ', max_deliveries ' .. m.maxdel ..
         '; asked for ' .. cap .. ', ' .. first .. ', ' .. aging .. ', ' .. maxdel ..
         ' (open it without a capacity to take its settings)')
     end
+    if cap > 0 and check then
+      check(m)
+    end
     cap, first, aging, maxdel = m.cap, m.first, m.aging, m.maxdel
   end
   return {cap, first, aging, maxdel, redis.call('HINCRBY', keys[META], 'clients', 1)}
+end
+
+-- open: args cap (0: the queue must exist), first_seq, aging, max_deliveries.
+-- Creates the queue if it does not exist and cap > 0; otherwise checks that the settings
+-- given match it. Returns {cap, first_seq, aging, max_deliveries, client number}.
+local function open(keys, args)
+  return open_queue(keys, args, 'plain')
+end
+
+local function full(keys, m)
+  -- Queued plus leased tickets reach the capacity (a leased ticket may come back).
+  return redis.call('ZCARD', keys[READY]) + redis.call('ZCARD', keys[LEASED]) >= m.cap
 end
 
 -- push: args client, opno, job id, class. Returns the sequence number, or -1 when the
 -- queue is full: queued plus leased tickets (a leased ticket may come back) reach the
 -- capacity. A refused push stores nothing and spends no sequence number.
 local function push(keys, args)
-  local m = meta(keys)
+  local m = meta(keys, 'plain')
   local id = int_arg(args[3], 0, MASK, 'job id')
   local cls = int_arg(args[4], 0, 3, 'priority')
   return mutation(keys, args, 'push', m, function()
-    if redis.call('ZCARD', keys[READY]) + redis.call('ZCARD', keys[LEASED]) >= m.cap then
+    if full(keys, m) then
       return -1
     end
-    if m.hi >= HI_END then
-      fail('TQEXHAUSTED', 'queue ' .. keys[META] .. ' has used all 2**62 sequence counters')
-    end
-    local member = string.format('%08x%08x%08x', m.hi, m.lo, id)
-    local lo, hi = m.lo + 1, m.hi
-    if lo == LO then
-      lo, hi = 0, hi + 1
-    end
-    redis.call('HSET', keys[META], 'hi', string.format('%d', hi), 'lo', lo)
+    local member, seq = stamp(keys, m, id)
     enqueue(keys, cls, member)
-    return (m.first + m.lo) % LO
+    return seq
   end)
 end
 
@@ -80,54 +92,43 @@ end
 -- no lease), pop number (pops of this queue before this one, mod 2**30: the server's order
 -- of pops, whichever client made them)}, or {-1, ms until the next lease expires (-1:
 -- none)} when nothing is queued.
-local function pop(keys, args)
-  local m = meta(keys)
-  local lease = int_arg(args[3], 0, MASK, 'lease_ms')
-  return mutation(keys, args, 'pop', m, function(now)
-    local r = redis.call('ZPOPMIN', keys[READY])
-    if #r == 0 then
-      return {-1, next_expiry(keys, now)}
-    end
-    local member, cls = r[1], 3 - tonumber(r[2])
-    local id, seq = job_id(member), seq_of(m, member)
-    redis.call('ZREM', keys[IDS], id_key(member))
-    local promoted = redis.call('SISMEMBER', keys[PROMO], member)
-    local d, token = 0, ''
-    if lease > 0 then
-      d = redis.call('HINCRBY', keys[DELIV], member, 1)
-      local lm = cls .. member
-      redis.call('ZADD', keys[LEASED], string.format('%d', now + lease), lm)
-      token = lm .. ':' .. d
-    else
-      d = (tonumber(redis.call('HGET', keys[DELIV], member)) or 0) + 1
-      forget(keys, member)
-    end
-    local fields = {'digest', digest(m.digest, id, seq, cls), 'pops', string.format('%d', m.pops + 1)}
-    if m.aging > 0 then
-      local left = m.left - 1
-      if left <= 0 then
-        left = m.aging
-        promote(keys)
+local function head(keys)
+  -- A plain queue's next ticket: the first of the ready set (highest class, then FIFO).
+  -- As every chooser: its member, class, lane (nil: no lanes) and the meta fields its pop
+  -- sets (none here); nil when nothing is queued.
+  local r = redis.call('ZRANGE', keys[READY], 0, 0, 'WITHSCORES')
+  if #r == 0 then
+    return nil
+  end
+  return r[1], 3 - tonumber(r[2]), nil, {}
+end
+
+local function popper(kind, choose)
+  -- The pop function of a kind of queue, whose next ticket choose(keys) names.
+  return function(keys, args)
+    local m = meta(keys, kind)
+    local lease = int_arg(args[3], 0, MASK, 'lease_ms')
+    return mutation(keys, args, 'pop', m, function(now)
+      local member, cls, lane, fields = choose(keys)
+      if not member then
+        return {-1, next_expiry(keys, now)}
       end
-      fields[5], fields[6] = 'left', left
-    end
-    redis.call('HSET', keys[META], unpack(fields))
-    if redis.call('ZCARD', keys[READY]) > 0 then
-      wake(keys)  -- work is left: pass the token on to the next waiter
-    end
-    return {id, cls, seq, promoted, d, token, m.pops % LO}
-  end)
+      return claim(keys, m, now, lease, member, cls, lane, fields)
+    end)
+  end
 end
 
 -- peek: the job id of the next ticket, or -1 when nothing is queued.
-local function peek(keys, args)
-  local m = meta(keys)
-  reap(keys, m, now_ms())
-  local r = redis.call('ZRANGE', keys[READY], 0, 0)
-  if #r == 0 then
-    return -1
+local function peeker(kind, choose)
+  return function(keys, args)
+    local m = meta(keys, kind)
+    reap(keys, m, now_ms())
+    local member = choose(keys)
+    if not member then
+      return -1
+    end
+    return job_id(member)
   end
-  return job_id(r[1])
 end
 
 -- remove: args client, opno, job id. Removes the oldest queued (not leased) ticket with
@@ -141,7 +142,7 @@ local function remove(keys, args)
     if #r == 0 then
       return 0
     end
-    local member = string.sub(r[1], 9, 24) .. hex
+    local member = of_id_key(r[1])
     redis.call('ZREM', keys[IDS], r[1])
     redis.call('ZREM', keys[READY], member)
     forget(keys, member)
@@ -157,8 +158,9 @@ local function info(keys, args)
   reap(keys, m, now)
   local out = {redis.call('ZCARD', keys[READY]), redis.call('ZCARD', keys[LEASED]), m.cap,
     m.digest}
+  local step = m.lanes and BAND or 1
   for s = 0, 3 do
-    out[5 + s] = redis.call('ZCOUNT', keys[READY], s, s)
+    out[5 + s] = redis.call('ZCOUNT', keys[READY], s * step, s * step + step - 1)
   end
   out[9] = redis.call('LLEN', keys[DEAD])
   out[10] = next_expiry(keys, now)
@@ -168,7 +170,7 @@ end
 -- tickets: every queued ticket in pop order, flat: id, class, seq, promoted, ... O(n):
 -- for audits and tests (ticketq_audit.tickets), not for a hot path.
 local function tickets(keys, args)
-  local m = meta(keys)
+  local m = meta(keys, 'plain')
   reap(keys, m, now_ms())
   local r = redis.call('ZRANGE', keys[READY], 0, -1, 'WITHSCORES')
   local out = {}
@@ -182,13 +184,24 @@ local function tickets(keys, args)
 end
 
 -- clear: args client, opno. Drops every queued and leased ticket, resets the digest and
--- the aging count; the push counter goes on (a logical clock never goes back). The
--- dead-letter list stays.
+-- the aging count (and a lane queue's cursors and lane counts); the push counter goes on
+-- (a logical clock never goes back). The dead-letter list stays.
 local function clear(keys, args)
   local m = meta(keys)
   return idem(keys, args, now_ms(), 'clear', function()
     redis.call('DEL', keys[READY], keys[IDS], keys[PROMO], keys[LEASED], keys[DELIV], keys[WAKE])
-    redis.call('HSET', keys[META], 'digest', DIG0, 'left', m.aging)
+    local fields = {'digest', DIG0, 'left', m.aging}
+    if m.lanes then
+      for c = 0, 3 do
+        fields[#fields + 1] = 'c' .. c
+        fields[#fields + 1] = 0
+      end
+      for l = 0, m.lanes - 1 do
+        fields[#fields + 1] = 'n' .. l
+        fields[#fields + 1] = 0
+      end
+    end
+    redis.call('HSET', keys[META], unpack(fields))
     return 1
   end)
 end
@@ -201,8 +214,8 @@ end
 
 register('open', open)
 register('push', push)
-register('pop', pop)
-register('peek', peek)
+register('pop', popper('plain', head))
+register('peek', peeker('plain', head))
 register('remove', remove)
 register('info', info)
 register('tickets', tickets)

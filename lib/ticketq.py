@@ -27,6 +27,8 @@
 from ticketq_heap import up, down, promote, renumber, _int, const  # const: CPython's stand-in
 from ticketq_base import QueueBase, QueueFull, QueueEmpty, _FULL, _EMPTY, _err
 
+__version__ = "0.1.0"  # as package.json, manifest.py and pyproject.toml (tests/test_version.py)
+
 LOW = const(0)
 NORMAL = const(1)
 HIGH = const(2)

@@ -60,6 +60,12 @@ CRITICAL: int  # 3: pops first
 PATH: str
 """The hot path in use: ``"viper"`` (ticketq_viper) or ``"bytecode"``; see "Hot paths"."""
 
+__version__: str
+"""The library's version, ``"MAJOR.MINOR.PATCH"``: the same in ``package.json`` (mip),
+``manifest.py`` (frozen builds) and the ``ticketq`` pip package (CHANGELOG.md). Not on a
+BBC micro:bit v1: ``tools/deploy.py`` leaves the line out there, where its two names cost
+``import ticketq`` 0.3 KB of heap (docs/install.md)."""
+
 
 class QueueFull(Exception):
     """Raised by push on a full queue; the queue is unchanged (no sequence number spent).

@@ -46,6 +46,11 @@ def _text(v):
 
 
 class FleetQueue:
+    # What a lane queue (ticketq_fleetlanes) changes: the prefix of its pop and peek
+    # functions' names, and where the ":" of a lease token is (its member is a byte longer).
+    _L = ""
+    _COLON = 25
+
     def __init__(self, conn, name, capacity=None, first_seq=0, aging=0, max_deliveries=8,
                  prefix="tq", retries=3, slice_ms=2000):
         if capacity is not None:
@@ -74,9 +79,12 @@ class FleetQueue:
         self._client = 0  # no replay records until the server gives a number
         self._op = 0
         self._pending = None  # a pop sent without an answer: the next pop sends it again
-        r = self._call("open", (0 if capacity is None else int(capacity), int(first_seq),
-                                int(aging), int(max_deliveries)))
-        self.capacity, self.first_seq, self.aging, self.max_deliveries, self._client = r
+        r = self._open((0 if capacity is None else int(capacity), int(first_seq), int(aging),
+                        int(max_deliveries)))
+        self.capacity, self.first_seq, self.aging, self.max_deliveries, self._client = r[:5]
+
+    def _open(self, args):
+        return self._call("open", args)
 
     # ---- the calls
 
@@ -131,20 +139,24 @@ class FleetQueue:
         return s
 
     def _pop(self, lease_ms):
-        a = self._pending or self._args("pop", (lease_ms,), True)
+        a = self._pending or self._args(self._L + "pop", (lease_ms,), True)
         self._pending = a
         r = self._send(a)
         self._pending = None
         if r[0] >= 0:
-            i, c, s = r[0], r[1], r[2]
-            self.last_priority = c
-            self.last_seq = s
-            self.last_deliveries = r[4]
-            self.last_lease = r[5] or None
-            self.last_pop = r[6]
-            if self.trace is not None:
-                self.trace.record(i, c, s, r[3] == 1)
+            self._popped(r)
         return r
+
+    def _popped(self, r):
+        # pop's reply {id, class, seq, promoted, deliveries, token, pop number (, lane)}.
+        i, c, s = r[0], r[1], r[2]
+        self.last_priority = c
+        self.last_seq = s
+        self.last_deliveries = r[4]
+        self.last_lease = r[5] or None
+        self.last_pop = r[6]
+        if self.trace is not None:
+            self.trace.record(i, c, s, r[3] == 1, r[7] if len(r) > 7 else 0)
 
     def pop(self, lease_ms=0):
         _int(lease_ms, 0, _MASK, "lease_ms")
@@ -173,7 +185,7 @@ class FleetQueue:
             self._send(["BLPOP", self.keys[_WAKE], "%d.%03d" % (t // 1000, t % 1000)])
 
     def peek(self):
-        i = self._call("peek")
+        i = self._call(self._L + "peek")
         if i < 0:
             raise QueueEmpty("ticket queue empty")
         return i
@@ -207,7 +219,8 @@ class FleetQueue:
 
     def _token(self, token):
         t = _text(token)
-        if type(t) is not str or len(t) < 27 or t[25] != ":":
+        k = self._COLON
+        if type(t) is not str or len(t) < k + 2 or t[k] != ":":
             raise ValueError("lease token: what pop(lease_ms) left in last_lease")
         return token
 

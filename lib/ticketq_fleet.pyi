@@ -33,12 +33,15 @@ number); the server replays its last reply to a call sent again, so retries afte
 connection (this module's, redis-py's own) never push or pop twice. Not for the micro:bit
 (no sockets, no RAM): boards without a network get tickets through tools/gateway.py.
 
+Fair lanes (per-source FIFO lanes in each class, a weighted rotation, LaneQueue's rule) are
+``ticketq_fleetlanes.FleetLaneQueue``, a subclass with the same leases and replay.
+
 Integers: ids, classes, sequence numbers, the digest and pop numbers are small ints
 (< 2**30) on a 32-bit board; this module allocates (a network client does), it is not for
 a heap_lock'ed hot path.
 """
 
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 VERSION: int
 """The version of the server library this client calls (``ticketq_<VERSION>``, functions
@@ -50,11 +53,16 @@ class FleetError(Exception):
     """The server or the queue is not what this client expects: the library is not loaded
     (or only another version), the queue has another layout version (TQLAYOUT), does not
     exist (TQNOQUEUE), exists with other settings (TQCONFIG), a key of it holds another
-    type (TQTYPE, WRONGTYPE: something else writes there), or its 2**62 push counters are
-    spent (TQEXHAUSTED). Nothing changed in the queue."""
+    type (TQTYPE, WRONGTYPE: something else writes there), is the other kind (TQKIND: a
+    FleetQueue opened a lane queue, or a FleetLaneQueue a plain one), or its 2**62 push
+    counters are spent (TQEXHAUSTED). Nothing changed in the queue."""
 
 
 Token = Union[bytes, str]
+
+# Shared with ticketq_fleetlanes (not API).
+_MASK: int
+def _text(v: Union[bytes, str]) -> str: ...
 
 
 class FleetQueue:
@@ -90,6 +98,14 @@ class FleetQueue:
     last_pop: int
     """The server's number of that pop (pops of the queue before it, mod 2**30): the order
     of pops across all clients."""
+
+    # What ticketq_fleetlanes.FleetLaneQueue builds on (not API): the prefix of the pop and
+    # peek functions' names, where a lease token's ":" is, the call, open and pop-reply hooks.
+    _L: str
+    _COLON: int
+    def _call(self, op: str, args: Sequence[Any] = ..., idem: bool = ...) -> Any: ...
+    def _open(self, args: Tuple[int, ...]) -> List[Any]: ...
+    def _popped(self, r: List[Any]) -> None: ...
 
     def __init__(self, conn: Any, name: str, capacity: Optional[int] = None, first_seq: int = 0,
                  aging: int = 0, max_deliveries: int = 8, prefix: str = "tq", retries: int = 3,

@@ -82,6 +82,15 @@ def _weights(weights):
     return weights
 
 
+def _bounds(v, capacity, n):
+    # Each lane's bound as a tuple of ints, checked: None (capacity for every lane), an int
+    # 1..capacity for every lane, or one int 1..capacity per lane.
+    v = _per_lane(capacity if v is None else v, n, capacity, "lane capacity")
+    if len(v) != n:
+        raise ValueError("lane capacity: one per lane")
+    return tuple([_int(b, 1, capacity, "lane capacity") for b in v])  # plain ints
+
+
 def table(weights):
     # The lane table: entry p (0 <= p < W) is the lane of slot p of a proportionate-fair
     # schedule of one server among the lanes, lane l's share weights[l] / W. Lane l's j-th
@@ -120,12 +129,8 @@ class LaneQueue(TicketQueue):
         capacity = _int(capacity, 1, _SLOTS, "capacity")  # a plain int (ticketq.pyi, "Integers")
         self.weights = _weights(weights)
         n = len(self.weights)
-        lane_capacity = _per_lane(capacity if lane_capacity is None else lane_capacity, n,
-                                  capacity, "lane capacity")
-        if len(lane_capacity) != n:
-            raise ValueError("lane capacity: one per lane")
+        self.lane_capacity = _bounds(lane_capacity, capacity, n)
         self.lanes = n
-        self.lane_capacity = tuple([_int(b, 1, capacity, "lane capacity") for b in lane_capacity])
         self._tb = table(self.weights)
         self._w = len(self._tb)
         self._lc = array("h", self.lane_capacity)

@@ -81,6 +81,13 @@ class LaneFull(QueueFull):
     """
 
 
+# Shared with ticketq_fleetlanes (not API): the argument checkers (any value in; TypeError or
+# ValueError for a bad one) and the LaneFull it raises.
+def _weights(weights: object) -> Tuple[int, ...]: ...
+def _bounds(v: object, capacity: int, n: int) -> Tuple[int, ...]: ...
+def _lane_full(lane: int, bound: int) -> LaneFull: ...
+
+
 def table(weights: Sequence[int]) -> bytearray:
     """The lane table for these weights: W = sum(weights) entries, entry p the lane of slot
     p (docs/lanes.md, "the lane table").

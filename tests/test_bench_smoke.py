@@ -66,6 +66,92 @@ def test_quick_benchmark_writes_the_tables(tmp_path=None):
     assert any("native 32-bit MicroPython" in r[0] for r in targets)
 
 
+def _bench():
+    # tools/bench/run.py under a name of its own ("run" is also tools/run.py)
+    import importlib.util
+    import os
+    import sys
+
+    bench = sys.modules.get("ticketq_bench_run")
+    if bench is None:
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "bench", "run.py")
+        spec = importlib.util.spec_from_file_location("ticketq_bench_run", path)
+        bench = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(bench)  # puts tools/bench and tools/ on sys.path
+        sys.modules["ticketq_bench_run"] = bench
+    return bench
+
+
+def test_a_stage_with_errors_fails_the_run():
+    # Only a baseline running out of heap in a timed section is a measured outcome; any
+    # other error (an import that did not fit, the NameErrors after it, ticketq's own
+    # sections) fails the stage, and the run exits non-zero (issue 13).
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    bench = _bench()
+    c = bench.config("microbit", True)
+    ok = [(("x", "print(M.sec(M.t_ph,S_ph,50,0))", ("t", "ph", 16, 15, 1)), False, "MemoryError: parser could not allocate")]
+    R = bench.collect("microbit", c, ok)
+    assert R["memerr"] == {("ph", 16, 15)} and bench.fatal(R) == []
+    bad = ok + [(("x", "import tqb as M", None), False, "MemoryError: memory allocation failed"),
+                (("x", "print(M.sec(M.t_tq,S_tq,50,0))", ("t", "tq", 16, 0, 1)), False, "NameError: name 'M' isn't defined")]
+    assert len(bench.fatal(bench.collect("microbit", c, bad))) == 2
+
+
+def test_the_microbit_kernels_are_cut_to_the_boards_branch():
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    bench = _bench()
+    import shake
+
+    src = open(bench.os.path.join(bench.HERE, "tqbench.py")).read()
+    code = shake.shake(src, ["t_none", "t_tq", "mk_tq", "sec"], have=bench.MICROBIT_HAS)
+    assert "from utime import ticks_us as now" in code and "js" not in code and "perf_counter" not in code
+    assert "try" not in code and len(code) < len(shake.shake(src, ["t_none", "t_tq", "mk_tq", "sec"]))
+
+
+def test_quick_benchmark_on_the_emulated_microbit(tmp_path=None):
+    # The micro:bit stage of the quick run (issue 13: it failed with MemoryError, then
+    # NameErrors, and exited 0): every step runs, the tables are whole, ticketq allocates
+    # nothing and takes 8 bytes a slot, the largest queue is measured. ~1 minute.
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    bench = _bench()
+    try:
+        import mpremote  # noqa: F401
+        import emu
+
+        emu.find_qemu()
+        emu.find_firmware()
+    except (ImportError, Exception) as e:
+        skip("no emulated micro:bit here (%s): tools/setup installs it" % e)
+    out = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+    p = subprocess.run([sys.executable, os.path.join(bench.HERE, "run.py"), "--quick", "--interp", "microbit",
+                        "--no-plot", "--out", out], capture_output=True, text=True, timeout=900, cwd=bench.ROOT)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert " 0 errors" in p.stderr, p.stderr[-3000:]
+    md = open(os.path.join(out, "BENCHMARKS.md")).read()
+    rows = table(md, "implementation")
+    assert rows[0] == ["implementation", "16 · 0", "16 · 8", "16 · 15"], rows[0]
+    assert [r[0] for r in rows[2:]] == ["ticketq.TicketQueue", "pure-Python heap of tuples (baseline)",
+                                        "sorted list + insort"]
+    assert all(float(cell) > 0 for r in rows[2:] for cell in r[1:]), rows
+    mem = table(md, "implementation | B allocated per push+pop pair (gc.mem_alloc, gc off)")
+    assert mem[2][:3] == ["ticketq.TicketQueue", "0", "8"], mem
+    assert "ticketq single operations, bytes allocated per call: push 0 B, pop 0 B, peek 0 B, remove 0 B." in md
+    import re
+
+    m = re.search(r"a TicketQueue of up to (\d+) slots fits beside the library", md)
+    assert m and int(m.group(1)) >= 32, md
+    assert "| emulated micro:bit: largest queue that fits | ticketq %s slots" % m.group(1) in md
+    assert "errors:" not in md
+
+
 def test_quick_benchmark_on_the_unix_port_has_both_paths():
     # The unix port's section: the default (viper) and the bytecode path side by side, and
     # issue 12's target rows, filled in. Never a speed threshold (see above).

@@ -36,9 +36,9 @@ def test_profiles_with_viper_name_their_architecture():
         assert prof["MPY"] and prof["MARCH"] == arch
         items = {i.name: i for i in d.plan(prof, mpy=True)}
         assert items["ticketq_viper.mpy"].kind == "mpy"
-        data = d.payload(items["ticketq_viper.mpy"], None, d.march_for(None, prof))
+        data = d.payload(items["ticketq_viper.mpy"], None, march=d.march_for(None, prof))
         assert d.ARCHS[mpy_header_arch(data)] == arch
-        plain = d.payload(items["ticketq.mpy"], None, arch)  # bytecode only: no arch
+        plain = d.payload(items["ticketq.mpy"], None, march=arch)  # bytecode only: no arch
         assert mpy_header_arch(plain) == 0
     # the micro:bit (MicroPython 1.9.2, no .mpy, no native emitter) never gets the module
     mb = d.read_profile("microbit")
@@ -50,7 +50,7 @@ def test_viper_code_without_march_is_refused_clearly():
     prof = dict(d.read_profile("rp2"))
     del prof["MARCH"]
     item = [i for i in d.plan(prof, mpy=True) if i.name == "ticketq_viper.mpy"][0]
-    e = raises(d.DeployError, d.payload, item, None, d.march_for(None, prof))
+    e = raises(d.DeployError, d.payload, item, None, (), d.march_for(None, prof))
     assert "ticketq_viper" in str(e) and "MARCH" in str(e)
     prof["MARCH"] = "arm64"
     e = raises(d.DeployError, d.march_for, None, prof)
@@ -95,7 +95,7 @@ def test_precompiled_viper_module_runs_on_the_unix_port():
         for item in d.plan(prof, mpy=True):
             if item.kind == "mpy":
                 with open(os.path.join(tmp, item.name), "wb") as f:
-                    f.write(d.payload(item, None, march))
+                    f.write(d.payload(item, None, march=march))
         assert sorted(os.listdir(tmp)) == ["ticketq.mpy", "ticketq_base.mpy", "ticketq_heap.mpy",
                                            "ticketq_viper.mpy"]
         code = ("import ticketq\nq = ticketq.TicketQueue(4)\nq.push(7, 1)\nq.push(8, 3)\n"

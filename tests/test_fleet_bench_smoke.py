@@ -29,3 +29,7 @@ def test_quick_fleet_benchmark_writes_its_table():
     assert [(r["clients"], r["pipelined"]) for r in res["rows"]][:6] == [
         (1, False), (1, True), (4, False), (4, True), (16, False), (16, True)]
     assert all(r["push"] > 0 and r["pop"] > 0 for r in res["rows"])
+    lanes = [l for l in md.splitlines() if l.startswith("| FleetLaneQueue, ")]
+    assert len(lanes) == 4 and all(len(r.strip("|").split("|")) == 6 for r in lanes)
+    assert [(r["clients"], r["pipelined"]) for r in res["lane_rows"]] == [(1, False), (1, True), (4, False), (1, False)]
+    assert all(r["push"] > 0 and r["pop"] > 0 for r in res["lane_rows"])

@@ -52,10 +52,10 @@ def _server():
 _run = []  # [a run number from the server's TIME, then the queue names used]
 
 
-def _queue(tag, cap, first=0, aging=0, via_proxy=False, retries=3):
+def _connect(tag, via_proxy=False):
+    # (a board client, a queue name unique to this run); also test_fleet_lanes_contract's.
     port, proxy = _server()  # first: it skips where there are no sockets or no server
     import ticketq_resp
-    from ticketq_fleet import FleetQueue
 
     if via_proxy:
         if not proxy:
@@ -68,24 +68,29 @@ def _queue(tag, cap, first=0, aging=0, via_proxy=False, retries=3):
         _run.append(int(t[0]) % 1000000 * 1000 + int(t[1]) // 1000)
     name = "board-%s-%d-%d" % (tag, _run[0], len(_run))
     _run.append(name)
+    return c, name
+
+
+def _queue(tag, cap, first=0, aging=0, via_proxy=False, retries=3):
+    from ticketq_fleet import FleetQueue
+
+    c, name = _connect(tag, via_proxy)
     return FleetQueue(c, name, cap, first, aging, 8, "tq", retries), c
 
 
 def _outcome(fn, *args):
+    # What a call did: ("ok", value), or the exception's type and message (LaneFull, a
+    # QueueFull, is told apart by its type and names its lane).
     try:
         return ("ok", fn(*args))
-    except QueueFull:
-        return ("QueueFull",)
-    except QueueEmpty:
-        return ("QueueEmpty",)
-    except (TypeError, ValueError) as e:
+    except (QueueFull, QueueEmpty, TypeError, ValueError) as e:
         return (type(e).__name__, str(e))
 
 
 def _same(t, f, name, *args):
     a = _outcome(getattr(t, name), *args)
     b = _outcome(getattr(f, name), *args)
-    assert a == b, "%s%r: TicketQueue %r, FleetQueue %r" % (name, args, a, b)
+    assert a == b, "%s%r: board %r, fleet %r" % (name, args, a, b)
     return a
 
 

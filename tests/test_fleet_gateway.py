@@ -20,13 +20,22 @@ JOBS = {1: ("telemetry-1", 1), 2: ("sync-2", 0), 3: ("consensus-3", 3), 4: ("han
         5: ("telemetry-5", 1), 6: ("handoff-6", 2), 7: ("sync-7", 0)}
 
 
-def fill(srv, max_deliveries=2):
+def fill(srv, max_deliveries=2, lanes=None):
+    # The fleet queue of JOBS; with lanes (weights), a lane queue, job i in lane (i + 1) % lanes.
     conn = srv.client()
-    q = FleetQueue(conn, fleet_server.fresh_name("gw"), 16, 0, 0, max_deliveries)
+    if lanes:
+        from ticketq_fleetlanes import FleetLaneQueue
+
+        q = FleetLaneQueue(conn, fleet_server.fresh_name("gwl"), 16, lanes, None, 0, 0, max_deliveries)
+    else:
+        q = FleetQueue(conn, fleet_server.fresh_name("gw"), 16, 0, 0, max_deliveries)
     names = "names:" + q.name
     for i, (name, cls) in JOBS.items():
         conn.hset(names, i, name)
-        q.push(i, cls)
+        if lanes:
+            q.push(i, cls, (i + 1) % len(lanes))
+        else:
+            q.push(i, cls)
     return q, names
 
 
@@ -94,3 +103,44 @@ def test_gateway_drives_the_unix_port_like_a_board():
     local = gateway(srv, q2, names2, "--local", "--capacity", "3")
     runs = [l for l in out if l.startswith("run ")]
     assert runs == [l for l in local if l.startswith("run ")]  # the same jobs, ids, seqs, digests
+
+
+def test_gateway_pulls_from_a_lane_queue():
+    # The gateway opens a lane queue as such and takes its tickets in the rotation's order;
+    # acks, releases and dead letters as for a plain queue, and every lane ends empty.
+    if IS_MICROPYTHON:
+        skip("starts a redis-server (host only)")
+    srv = fleet_server.shared()
+    q, names = fill(srv, lanes=[2, 1])
+    order = [t[0] for t in q.tickets()]
+    assert order != sorted(order, key=lambda i: (-JOBS[i][1], i))  # not the plain queue's order
+    out = gateway(srv, q, names, "--local", "--capacity", "1", "--window", "1")
+    assert any("(lanes 2:1)" in l for l in out if l.startswith("== gateway"))
+    check_outcome(q, out)
+    ran = [int(l.split()[1]) for l in out if l.startswith("ack ") or l.startswith("release ")]
+    first = [i for k, i in enumerate(ran) if i not in ran[:k]]
+    assert first == order  # one ticket at a time: run in the fleet's pop order
+    assert q.lane_info()["held"] == (0, 0)
+
+
+def test_fleetctl_reads_a_lane_queue():
+    # tools/fleetctl.py info and tickets open a lane queue as such (and a plain one as before).
+    if IS_MICROPYTHON:
+        skip("starts a redis-server (host only)")
+    import contextlib
+    import io
+
+    import fleetctl
+
+    srv = fleet_server.shared()
+    q, names = fill(srv, lanes=[2, 1])
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert fleetctl.main(["tickets", q.name, "--url", srv.url]) == 0
+        assert fleetctl.main(["info", q.name, "--url", srv.url]) == 0
+    lines = out.getvalue().splitlines()
+    assert lines[:len(JOBS)] == ["%d %s seq=%d lane=%d" % (i, ("LOW", "NORMAL", "HIGH", "CRITICAL")[c], s, l)
+                                 for i, c, s, p, l in q.tickets()]
+    assert lines[len(JOBS)].startswith("<FleetLaneQueue ") and "lanes=4/16,3/16" in lines[len(JOBS)]
+    assert "lanes: weights 2:1, queued (4, 3), held (4, 3)" in out.getvalue()
+    q.destroy()

@@ -52,3 +52,30 @@ def test_demonstration_table_and_explain_quote_are_current():
     q.push(920, ticketq.NORMAL, 1)
     quote = " ".join(l[4:] for l in text.splitlines() if l.startswith("  > "))
     assert quote == ticketq_audit.explain(q, 104, 920), quote
+
+
+def test_fleet_example_runs_and_pops_the_lanequeue_examples_order():
+    # The fleet tier's example, against the test server instead of redis.example: the same
+    # pops as the LaneQueue fed the same operations (a leased and acked pop is a pop).
+    path, text = _page()
+    import re
+
+    import fleet_server
+    import ticketq
+    from ticketq_lanes import LaneQueue
+
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if ">>>" not in b]
+    assert len(blocks) == 1 and "FleetLaneQueue" in blocks[0]
+    srv = fleet_server.shared()
+    srv.client()  # the library loaded
+    ns = {}
+    exec(blocks[0].replace("redis://redis.example:6379/0", srv.url), ns)
+    q = ns["q"]
+    t = LaneQueue(1000, [2, 1], [800, 200])
+    for i in range(6):
+        t.push(100 + i, ticketq.NORMAL, 0)
+    t.push(900, ticketq.NORMAL, 1)
+    assert ns["job"] == t.pop() == 100
+    assert ns["popped"] == [t.pop() for _ in range(3)] == [101, 900, 102]
+    assert (q.digest, q.last_lane, len(q), q.info()["leased"]) == (t.digest, t.last_lane, len(t), 0)
+    q.destroy()

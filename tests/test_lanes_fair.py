@@ -7,6 +7,8 @@
 #   upper   while every lane has one, at most ceil(k * w / W) + 1: no catch-up burst;
 #   wait    a ticket that r tickets of its lane pass pops within the first
 #           ceil((r + 2) * W / w) pops of its class after its push.
+# Each scenario is a check_*(make) function, make(capacity, weights, bounds) giving the
+# queue: test_fleet_lanes_fair.py runs the same scenarios on the fleet's lanes.
 from ticketq import NORMAL, HIGH
 from ticketq_lanes import LaneQueue, table
 from lanecheck import fair_windows
@@ -38,10 +40,11 @@ def test_every_lane_is_within_one_turn_of_its_share_in_any_window_of_the_table()
 
 
 class Stream:
-    # A LaneQueue driven by a test, recording for every pop (class, lane popped, lanes that
-    # had a ticket of that class just before it), and every ticket's wait.
-    def __init__(self, cap, weights, bounds=None):
-        self.q = LaneQueue(cap, weights, bounds)
+    # A lane queue (LaneQueue, or what make builds) driven by a test, recording for every pop
+    # (class, lane popped, lanes that had a ticket of that class just before it), and every
+    # ticket's wait.
+    def __init__(self, cap, weights, bounds=None, make=LaneQueue):
+        self.q = make(cap, weights, bounds)
         self.n = len(weights)
         self.count = [[0] * self.n for _ in range(4)]  # tickets per class and lane
         self.pops = []
@@ -90,8 +93,8 @@ class Stream:
         return n
 
 
-def test_one_lane_flooding_cannot_starve_the_others():
-    s = Stream(24, [1, 1, 1], [20, 4, 4])
+def check_one_lane_flooding(make):
+    s = Stream(24, [1, 1, 1], [20, 4, 4], make)
     r = Rng(3)
     quiet = 0
     for step in range(600):
@@ -106,10 +109,10 @@ def test_one_lane_flooding_cannot_starve_the_others():
     assert quiet > 100 and s.check() > 1000
 
 
-def test_weights_1_and_100_both_ways():
+def check_weights_1_and_100(make):
     for light in (0, 1):
         ws = [100, 1] if light else [1, 100]
-        s = Stream(64, ws, [60, 4])
+        s = Stream(64, ws, [60, 4], make)
         for step in range(700):
             while s.push(HIGH, 0):
                 pass
@@ -121,10 +124,10 @@ def test_weights_1_and_100_both_ways():
         assert s.check(HIGH) > 1000
 
 
-def test_lanes_appearing_and_disappearing_around_every_pop():
+def check_lanes_appearing_and_disappearing(make):
     # Lane 0 stays backlogged; lanes 1..5 come and go: each gets a ticket right before some
     # pops and often drains at once, the pattern that resets a naive round robin's state.
-    s = Stream(32, [2, 1, 1, 3, 1, 5])
+    s = Stream(32, [2, 1, 1, 3, 1, 5], None, make)
     r = Rng(9)
     for step in range(800):
         while s.q.lane_len(0) < 6:
@@ -138,8 +141,8 @@ def test_lanes_appearing_and_disappearing_around_every_pop():
     assert s.check() > 1000
 
 
-def test_a_lane_back_from_idleness_gets_no_catch_up_burst():
-    s = Stream(40, [1, 1, 1, 1])
+def check_no_catch_up_burst(make):
+    s = Stream(40, [1, 1, 1, 1], None, make)
     for step in range(400):  # lane 3 idle all along
         for l in range(3):
             while s.q.lane_len(l) < 8:
@@ -160,7 +163,7 @@ def test_a_lane_back_from_idleness_gets_no_catch_up_burst():
     s.check()
 
 
-def test_lane_max_wait_is_reached_when_every_lane_stays_backlogged():
+def check_lane_max_wait_reached(make):
     # The bound ticketq_audit.lane_max_wait reads from the table is exact: a CRITICAL ticket
     # pushed right after its lane's turn, behind lane_capacity - 1 others of its lane, with
     # every other lane kept full, waits exactly that many pops at the worst start.
@@ -169,7 +172,7 @@ def test_lane_max_wait_is_reached_when_every_lane_stays_backlogged():
     for ws, v, b in (([1, 100], 0, 1), ([1, 100], 1, 3), ([3, 1, 2], 1, 2), ([2, 2, 5], 2, 4)):
         caps = [30] * len(ws)
         caps[v] = b
-        q = LaneQueue(30 * len(ws), ws, caps)
+        q = make(30 * len(ws), ws, caps)
         i = 0
         worst = -1
         victim = None
@@ -190,3 +193,23 @@ def test_lane_max_wait_is_reached_when_every_lane_stays_backlogged():
                 q.push(i, CRITICAL, v)
                 i += 1
         assert worst == lane_max_wait(q, v, CRITICAL), (ws, v, b, worst)
+
+
+def test_one_lane_flooding_cannot_starve_the_others():
+    check_one_lane_flooding(LaneQueue)
+
+
+def test_weights_1_and_100_both_ways():
+    check_weights_1_and_100(LaneQueue)
+
+
+def test_lanes_appearing_and_disappearing_around_every_pop():
+    check_lanes_appearing_and_disappearing(LaneQueue)
+
+
+def test_a_lane_back_from_idleness_gets_no_catch_up_burst():
+    check_no_catch_up_burst(LaneQueue)
+
+
+def test_lane_max_wait_is_reached_when_every_lane_stays_backlogged():
+    check_lane_max_wait_reached(LaneQueue)

@@ -1,24 +1,131 @@
-# CPython only: the REPL examples in README.md are run as doctests, so the page a newcomer
-# reads first stays true.
+# CPython only: what a newcomer reads first stays true. The REPL examples of README.md and
+# of docs/*.md are run as doctests; README's quick start is the two commands, and they are
+# there; its code examples import only modules that every board profile deploys (and
+# docs/microbit.md's, and examples/microbit's, only what the micro:bit profile deploys);
+# every relative link of those pages leads to a file, and every docs page is reached from
+# README by following links.
 import os
+import re
 
 from support import IS_MICROPYTHON, skip
 
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..") if not IS_MICROPYTHON else ""
 
-def test_readme_repl_examples():
+
+def _host():
     if IS_MICROPYTHON:
-        skip("reads README.md and uses doctest (host only)")
-    import doctest
-    import re
+        skip("reads README.md and docs/ and uses doctest (host only)")
 
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "README.md")
-    with open(path) as f:
-        text = f.read()
-    blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if ">>>" in b]
-    assert len(blocks) >= 2
+
+def _pages():
+    docs = sorted(os.path.join("docs", f) for f in os.listdir(os.path.join(ROOT, "docs")) if f.endswith(".md"))
+    return ["README.md"] + docs
+
+
+def _read(page):
+    with open(os.path.join(ROOT, page), encoding="utf-8") as f:
+        return f.read()
+
+
+def _blocks(text, lang="python"):
+    return re.findall(r"```%s\n(.*?)```" % lang, text, re.S)
+
+
+def test_readme_and_docs_repl_examples():
+    _host()
+    import doctest
+
     parser = doctest.DocTestParser()
-    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
-    for i, block in enumerate(blocks):
-        test = parser.get_doctest(block, {}, "README block %d" % i, path, 0)
-        runner.run(test)
-    assert runner.failures == 0 and runner.tries >= 10, (runner.failures, runner.tries)
+    tries = {}
+    for page in _pages():
+        runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+        for i, block in enumerate(b for b in _blocks(_read(page)) if ">>>" in b):
+            runner.run(parser.get_doctest(block, {}, "%s block %d" % (page, i), page, 0))
+        assert runner.failures == 0, (page, runner.failures)
+        tries[page] = runner.tries
+    assert tries["README.md"] >= 8, tries
+    for page in ("docs/queue.md", "docs/deadlines.md", "docs/main-job.md", "docs/microbit.md"):
+        assert tries[page] >= 4, tries
+
+
+def test_quick_start_is_the_two_commands():
+    _host()
+    text = _read("README.md")
+    quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    commands = [l.split("#")[0].strip() for l in _blocks(quick, "sh")[0].splitlines()]
+    assert commands == ["./tools/run", "./tools/test"], commands
+    for c in commands:
+        assert os.access(os.path.join(ROOT, c), os.X_OK), c
+
+
+def _imports(code):
+    # The modules a code example imports (import, from ... import, __import__("...")).
+    import ast
+
+    lines = [re.sub(r"^(>>> |\.\.\. )", "", l) for l in code.splitlines()
+             if not code.lstrip().startswith(">>>") or l.startswith((">>> ", "... "))]
+    tree = ast.parse("\n".join(lines))
+    out = set()
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Import):
+            out |= {a.name.split(".")[0] for a in n.names}
+        elif isinstance(n, ast.ImportFrom) and n.module:
+            out.add(n.module.split(".")[0])
+        elif isinstance(n, ast.Call) and getattr(n.func, "id", "") == "__import__" and n.args:
+            out.add(n.args[0].value)
+    return out
+
+
+def _profile_modules(name):
+    import ast
+
+    for node in ast.parse(_read(os.path.join("boards", name, "board.py"))).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "FILES":
+            return {os.path.basename(f)[:-3] for f in ast.literal_eval(node.value) if f.endswith(".py")}
+    raise AssertionError("boards/%s/board.py: no FILES" % name)
+
+
+def _project_modules():
+    return {f[:-3] for d in ("lib", "firmware") for f in os.listdir(os.path.join(ROOT, d)) if f.endswith(".py")}
+
+
+def test_examples_import_only_what_the_boards_get():
+    # README's examples are for every board; docs/microbit.md's and examples/microbit's
+    # for the micro:bit profile (the Deadline example once imported modules it lacked).
+    _host()
+    boards = [b for b in os.listdir(os.path.join(ROOT, "boards")) if os.path.isfile(os.path.join(ROOT, "boards", b, "board.py"))]
+    every = set.intersection(*[_profile_modules(b) for b in boards])
+    ours = _project_modules()
+    readme = set().union(*[_imports(b) for b in _blocks(_read("README.md"))])
+    assert {"ticketq", "ticketq_deadline", "ticketq_wait"} <= readme
+    # ticketq_fleet is the host side of the fleet tier (redis-py, on CPython gateways):
+    # its README example is for a host, not a board.
+    assert readme & ours - {"ticketq_fleet"} <= every, sorted(readme & ours - every)
+    mb = _profile_modules("microbit")
+    page = set().union(*[_imports(b) for b in _blocks(_read(os.path.join("docs", "microbit.md")))])
+    ex = os.path.join("examples", "microbit")
+    for f in os.listdir(os.path.join(ROOT, ex)):
+        page |= _imports(_read(os.path.join(ex, f)))
+    assert "application" in page and "ticketq_wait" in page
+    assert page - {"application", "microbit"} <= mb & ours, sorted(page - mb)
+
+
+def test_links_lead_somewhere_and_every_page_is_reached_from_readme():
+    _host()
+    links = {}
+    for page in _pages():
+        base = os.path.dirname(page)
+        links[page] = set()
+        for target in re.findall(r"\]\(([^)#\s]+)\)", _read(page)):
+            if "://" in target:
+                continue
+            path = os.path.normpath(os.path.join(base, target))
+            assert os.path.exists(os.path.join(ROOT, path)), (page, target)
+            links[page].add(path)
+    seen, todo = set(), ["README.md"]
+    while todo:  # the pages a reader reaches from README, following links
+        page = todo.pop()
+        if page not in seen:
+            seen.add(page)
+            todo += [p for p in links.get(page, ()) if p in links]
+    assert seen == set(_pages()), "not linked from README or its pages: %s" % sorted(set(_pages()) - seen)

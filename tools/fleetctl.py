@@ -5,9 +5,10 @@ or Valkey server (7.0 or later), and look at a queue from the host.
     .venv/bin/python tools/fleetctl.py install --url redis://127.0.0.1:6379/0
     .venv/bin/python tools/fleetctl.py info jobs --url ... [--prefix tq]
     .venv/bin/python tools/fleetctl.py tickets jobs --url ...     # queued tickets, pop order
+                                                                  # (plain or lane queue)
     .venv/bin/python tools/fleetctl.py dead jobs --url ... [--count 10]   # take dead letters
 
-The library is fleet/core.lua + fleet/queue.lua + fleet/lease.lua, loaded as one Redis
+The library is fleet/core.lua + queue.lua + lease.lua + lanes.lua, loaded as one Redis
 library named ticketq_<VERSION> (FUNCTION LOAD REPLACE), its functions tq<VERSION>_<op>;
 VERSION is ticketq_fleet.VERSION. Load it once per server (it is part of the dataset: it
 survives restarts with persistence and reaches replicas); clients, boards included, call
@@ -24,11 +25,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 LUA = os.path.join(ROOT, "fleet")
 # One file per concern, in load order: each may use what the ones before it define.
-PARTS = ("core.lua", "queue.lua", "lease.lua")
+PARTS = ("core.lua", "queue.lua", "lease.lua", "lanes.lua")
 if os.path.join(ROOT, "lib") not in sys.path:
     sys.path.insert(0, os.path.join(ROOT, "lib"))
 
 import ticketq_fleet  # noqa: E402
+import ticketq_fleetlanes  # noqa: E402
 
 
 def source(version=None):
@@ -47,6 +49,18 @@ def install(conn, version=None):
     or ticketq_resp.Redis). Returns the library name."""
     name = conn.execute_command("FUNCTION", "LOAD", "REPLACE", source(version))
     return name.decode() if isinstance(name, bytes) else name
+
+
+def open_queue(conn, name, prefix="tq"):
+    """The existing fleet queue `name`: a FleetQueue, or a FleetLaneQueue if it has lanes
+    (the server tells which: a plain open of a lane queue is refused, TQKIND, changing
+    nothing)."""
+    try:
+        return ticketq_fleet.FleetQueue(conn, name, prefix=prefix)
+    except ticketq_fleet.FleetError as e:
+        if "TQKIND" not in str(e):
+            raise
+    return ticketq_fleetlanes.FleetLaneQueue(conn, name, prefix=prefix)
 
 
 def connect(url):
@@ -75,16 +89,20 @@ def main(argv=None):
         if a.command == "install":
             print("loaded %s into %s" % (install(conn), a.url))
             return 0
-        q = ticketq_fleet.FleetQueue(conn, a.queue, prefix=a.prefix)
+        q = open_queue(conn, a.queue, a.prefix)
         if a.command == "info":
             print(repr(q))
+            if hasattr(q, "lanes"):
+                li = q.lane_info()
+                print("lanes: weights %s, queued %s, held %s (bounds %s), cursors %s" % (
+                    ":".join(map(str, q.weights)), li["queued"], li["held"], q.lane_capacity, li["cursors"]))
             i = q.info()
             print("leased=%d dead=%d digest=%08x next lease expiry in %s ms" % (
                 i["leased"], i["dead"], i["digest"], i["next_expiry_ms"]))
         elif a.command == "tickets":
             for t in q.tickets():
-                print("%d %s seq=%d%s" % (t[0], ("LOW", "NORMAL", "HIGH", "CRITICAL")[t[1]], t[2],
-                                          " promoted" if t[3] else ""))
+                print("%d %s seq=%d%s%s" % (t[0], ("LOW", "NORMAL", "HIGH", "CRITICAL")[t[1]], t[2],
+                                            " lane=%d" % t[4] if len(t) > 4 else "", " promoted" if t[3] else ""))
         else:
             for t in q.dead(a.count):
                 print("%d class=%d seq=%d deliveries=%d" % t)

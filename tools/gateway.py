@@ -28,6 +28,10 @@ and no more are taken until the board has run one. Then the board runs its next 
 (worker.step); a job that ran and said ok is acked; one that raised is released, so the
 fleet delivers it again, and dead-letters it after the queue's max_deliveries.
 
+The queue may be a plain fleet queue or one with fair lanes (ticketq_fleetlanes): either
+way the gateway takes tickets in the fleet's pop order (the lanes' rotation, for a lane
+queue) and the board's worker, which has no lanes, orders what it holds by class again.
+
 Stops after --max jobs ran, or after --idle-ms with nothing queued for it (default: never).
 Prints the board's run lines and, per job, what was done with its lease:
     ack <fleet id> <name>   |   release <fleet id> <name> (failed: <Error>|refused: board full)
@@ -52,7 +56,8 @@ for _p in (HERE, os.path.join(ROOT, "lib"), os.path.join(ROOT, "firmware")):
 
 from ticketq import QueueEmpty  # noqa: E402
 from ticketq_deadline import Deadline  # noqa: E402
-from ticketq_fleet import FleetQueue, FleetError  # noqa: E402
+from ticketq_fleet import FleetError  # noqa: E402
+from fleetctl import open_queue  # noqa: E402
 from ticketq_wait import Timeout  # noqa: E402
 
 CLASSES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
@@ -209,6 +214,7 @@ class UnixPort:
 
 # ---- the gateway loop
 
+
 class Gateway:
     def __init__(self, fleet, board, names=None, kind="telemetry", lease_ms=30000, window=None,
                  out=print):
@@ -347,13 +353,14 @@ def main(argv=None, out=print):
         import redis
 
         try:
-            fleet = FleetQueue(redis.Redis.from_url(a.url), a.queue, prefix=a.prefix)
+            fleet = open_queue(redis.Redis.from_url(a.url), a.queue, a.prefix)
         except (redis.RedisError, FleetError) as e:
             raise Stop("fleet queue %s at %s: %s" % (a.queue, a.url, e), 2)
         board, closer = open_target(a, out)
         gw = Gateway(fleet, board, a.names, a.kind, a.lease_ms, a.window, out)
-        out("== gateway: fleet queue %s at %s -> worker on %s, window %d, lease %d ms" % (
-            a.queue, a.url, board.where, gw.window, a.lease_ms))
+        out("== gateway: fleet queue %s at %s%s -> worker on %s, window %d, lease %d ms" % (
+            a.queue, a.url, " (lanes %s)" % ":".join(map(str, fleet.weights)) if hasattr(fleet, "lanes") else "",
+            board.where, gw.window, a.lease_ms))
         gw.run(a.max, a.idle_ms)
         out("== %d jobs ran: %d acked, %d released (failed), %d refused by the board" % (
             gw.ran, gw.acked, gw.released, gw.refused))

@@ -7,6 +7,8 @@
     python3 tools/mpunix.py --where               # which interpreter it would use, and why
     python3 tools/mpunix.py --bytecode ...        # ticketq's bytecode path forced (the
                                                   # default there is the viper one)
+    python3 tools/mpunix.py --serve [--home DIR]  # its REPL as a board for mpremote, at
+                                                  # socket://127.0.0.1:PORT (until Ctrl-C)
 
 The interpreter is, in this order: $MICROPYTHON, `micropython` on PATH, or
 `../shared/micropython/micropython` beside this repository (a 32-bit build, v1.29-preview:
@@ -23,6 +25,7 @@ skipped`. Exit status: the interpreter's (0 no test failed, 1 a test failed), 2 
 interpreter, 3 the run did not finish within --timeout seconds.
 """
 import argparse
+import contextlib
 import os
 import shutil
 import subprocess
@@ -67,6 +70,78 @@ def run(modules, timeout=300, paths=(), exe=None, bytecode=False):
         return 3
 
 
+@contextlib.contextmanager
+def board(home, exe=None):
+    """The unix port's REPL as a stand-in board for mpremote (raw REPL, a filesystem with
+    folders, os.stat: what `mpremote fs` and `mpremote mip install` need): the interpreter
+    runs on a pseudo-terminal, and every byte is passed as it is between that terminal and
+    one client at a time on a loopback TCP port. Yields the mpremote connect string,
+    "socket://127.0.0.1:PORT". HOME is `home`, so its sys.path's lib folder (what `mip
+    install` picks) is home/.micropython/lib. The interpreter is killed on exit."""
+    import pty
+    import select
+    import socket
+    import threading
+    import tty
+
+    exe = exe or find()[0]
+    if not exe:
+        raise OSError("no MicroPython unix port: %s" % find()[1])
+    master, slave = pty.openpty()
+    tty.setraw(slave)  # bytes as they are, as on a UART: no "\n" -> "\r\n", no echo
+    env = dict(os.environ, HOME=os.path.abspath(home))
+    env.pop("MICROPYPATH", None)  # the port's own default: .frozen:~/.micropython/lib:...
+    proc = subprocess.Popen([exe], stdin=slave, stdout=slave, stderr=slave, cwd=home, env=env,
+                            close_fds=True, start_new_session=True)
+    os.close(slave)
+    srv = socket.socket()
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    stop = threading.Event()
+
+    def pump():
+        conn = None
+        while not stop.is_set():
+            watch = [srv, master] + ([conn] if conn else [])
+            try:
+                ready = select.select(watch, [], [], 0.2)[0]
+                if srv in ready:
+                    if conn:
+                        conn.close()
+                    conn = srv.accept()[0]
+                if master in ready:
+                    data = os.read(master, 4096)  # nobody connected: dropped, as on a wire
+                    if conn:
+                        conn.sendall(data)
+                if conn and conn in ready:
+                    data = conn.recv(4096)
+                    if data:
+                        os.write(master, data)
+                    else:
+                        conn.close()
+                        conn = None
+            except OSError:
+                if proc.poll() is not None:
+                    break
+                if conn:
+                    conn.close()
+                conn = None
+        if conn:
+            conn.close()
+
+    t = threading.Thread(target=pump, daemon=True)
+    t.start()
+    try:
+        yield "socket://127.0.0.1:%d" % srv.getsockname()[1]
+    finally:
+        stop.set()
+        proc.kill()
+        proc.wait()
+        t.join(2)
+        srv.close()
+        os.close(master)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description="Run test modules on the MicroPython unix port.")
     p.add_argument("modules", nargs="*", help="test modules (default: every tests/test_*.py)")
@@ -76,6 +151,9 @@ def main(argv=None):
     p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--bytecode", action="store_true",
                    help="force ticketq's bytecode path (block ticketq_viper: ticketq.pyi, Hot paths)")
+    p.add_argument("--serve", action="store_true",
+                   help="serve the REPL as a stand-in board for mpremote at socket://127.0.0.1:PORT")
+    p.add_argument("--home", default=".", help="with --serve: its HOME and working folder (default .)")
     a = p.parse_args(argv)
     if not a.timeout > 0:
         p.error("--timeout must be > 0 seconds")
@@ -91,6 +169,16 @@ def main(argv=None):
         version, how, exe, "bytecode path forced, not the viper" if a.bytecode else "default (viper)"), flush=True)
     if a.where:
         return 0
+    if a.serve:
+        import time
+
+        with board(a.home, exe) as url:
+            print("mpremote connect %s resume ...   (Ctrl-C stops it)" % url, flush=True)
+            try:
+                while True:
+                    time.sleep(1)
+            except KeyboardInterrupt:
+                return 0
     mods = a.modules or sorted(f[:-3] for f in os.listdir(TESTS)
                                if f.startswith("test_") and f.endswith(".py"))
     return run(mods, a.timeout, a.path, exe, a.bytecode)

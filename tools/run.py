@@ -7,6 +7,8 @@ worker's log lines) and a summary. `tools/run` sets up first (tools/setup), then
     tools/run --emulate microbit               # the emulated BBC micro:bit v1 (QEMU)
     tools/run --connect /dev/ttyACM0           # a board (also a0, u0, auto, socket://host:port);
     tools/run --connect u0 --board esp32       #   its profile by sys.platform, or --board
+    tools/run --exec 'import ticketq; print(ticketq.__version__)'
+                                               # a snippet on the host VM (micropython -c)
 
 Targets:
 - the host MicroPython VM (default; profile `host`): tools/mpvm/main.mjs loads the VM with
@@ -21,13 +23,19 @@ Targets:
   submit, cancel and step, printing the board's lines as they come; the summary is
   `shell.Shell.summary` over the board's counters. The lines are the same as on the VM.
 
+The whole workload file is checked on the host before anything runs (firmware/workload.py's
+own parser, with the library's checks, on CPython): a bad line stops the run there with one
+line `FILE:LINE: reason`, naming any character that cannot be seen (a no-break space, a
+byte order mark, a control character), and exit status 2.
+
 If the board raises MemoryError, the run stops there with what did not fit and the free
 heap (before it, and after a gc.collect()); a board that does not answer within --timeout
 seconds stops it too. Never a hang, never a silent pass.
 
-Exit status: 0 the workload ran to its summary; 1 it did not (a bad workload line, an
-error on the board or the VM, no answer); 2 usage or setup (no node, no VM, no profile, no
-emulator); 3 out of memory (MemoryError), what did not fit named.
+Exit status: 0 the workload ran to its summary; 1 it did not (an error on the board or the
+VM, no answer); 2 usage or setup (a bad option, a bad workload file, no node, no VM, no
+profile, no emulator); 3 out of memory (MemoryError), what did not fit named. With --exec:
+0, or 1 when the snippet raised (its traceback on stderr), as `micropython -c`.
 """
 import argparse
 import ast
@@ -71,13 +79,18 @@ def rel(path):
 
 # ---- the host MicroPython VM
 
-def run_vm(args, prof, path):
+def need_vm():
+    """Stop (SETUP) unless node and the npm VM are there."""
     if not shutil.which("node"):
         raise Stop("node not found: the host MicroPython VM runs under Node.js >= 20 "
                    "(install nodejs, then tools/setup)", SETUP)
     if not os.path.isdir(VM_PKG):
         raise Stop("the MicroPython VM is not installed: run tools/setup "
                    "(or npm ci --prefix tools/mpvm)", SETUP)
+
+
+def run_vm(args, prof, path):
+    need_vm()
     try:
         import json
 
@@ -396,14 +409,134 @@ def play(workload, boot, path, out=say):
         workload.boot = saved
 
 
+# ---- the workload file, checked whole before anything runs
+
+class BadWorkload(Stop):
+    """A workload file that does not pass the check: its message is the whole line."""
+
+    def __init__(self, msg):
+        Stop.__init__(self, msg, SETUP)
+
+
+class _DryWorker:
+    # What workload.play drives (submit, cancel, step), doing nothing: the file is only
+    # read. The queue line's capacity and aging go through the library's own checks.
+    def __init__(self, capacity, aging):
+        from ticketq import TicketQueue
+
+        if capacity is not None:
+            TicketQueue(capacity, 0, aging)
+
+    def submit(self, name, cls, fn=None):
+        return 1
+
+    def cancel(self, job):
+        return True
+
+    def step(self):
+        return None
+
+
+def _dry_boot(capacity=None, aging=0, kinds=None, out=None):
+    return _DryWorker(capacity, aging)
+
+
+def _unseen(line):
+    """'; U+00A0 (NO-BREAK SPACE) at column 5' for the characters of a line that are not
+    printable ASCII (what an editor may not show), or ''."""
+    import unicodedata
+
+    out = []
+    for col, ch in enumerate(line.rstrip("\r\n"), 1):
+        if " " <= ch <= "~" or ch == "\t":
+            continue
+        if ch == "\ufeff":
+            name = "BYTE ORDER MARK"
+        else:
+            name = unicodedata.name(ch, "control character" if unicodedata.category(ch) == "Cc" else "unnamed")
+        out.append("U+%04X (%s) at column %d" % (ord(ch), name, col))
+    if not out:
+        return ""
+    return "; " + ", ".join(out[:3]) + (" and %d more" % (len(out) - 3) if len(out) > 3 else "")
+
+
+def check_workload(path, shown=None):
+    """Check the whole workload file at `path` with firmware/workload.py's own player
+    (workload.play over a worker that does nothing), before anything of it runs. Returns
+    None, or one line `FILE:LINE: reason` (FILE as `shown`), naming the characters of a
+    bad line that are not printable ASCII. Lines end at "\\n" only, as MicroPython reads them."""
+    import workload
+
+    shown = shown or path
+    with open(path, "rb") as f:
+        data = f.read()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        start = data.rfind(b"\n", 0, e.start) + 1
+        return "%s:%d: not UTF-8 text: byte 0x%02x at column %d (the firmware reads UTF-8)" % (
+            shown, data.count(b"\n", 0, e.start) + 1, data[e.start], e.start - start + 1)
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    seen = [0]
+
+    def numbered():
+        for line in lines:
+            seen[0] += 1
+            yield line
+
+    saved = workload.boot
+    workload.boot = _dry_boot
+    try:
+        workload.play(numbered(), None, None)
+    except (ValueError, TypeError) as e:
+        n = seen[0]
+        line = lines[n - 1] if n else ""
+        msg = str(e)
+        head = "workload line %d: %s (" % (n, line.strip())  # workload.play's own wording
+        if msg.startswith(head) and msg.endswith(")"):
+            msg = msg[len(head):-1]
+        return "%s:%d: %s%s" % (shown, n, msg, _unseen(line))
+    finally:
+        workload.boot = saved
+    return None
+
+
+# ---- a snippet on the VM
+
+def run_exec(args, code):
+    """tools/run --exec CODE: the snippet on the host VM (tools/mpvm/main.mjs --exec), its
+    output as it comes; the exit status of the snippet (0, or 1 when it raised)."""
+    need_vm()
+    cmd = ["node", MAIN_MJS, "--heap", str(args.heap), "--exec", code]
+    try:
+        return subprocess.run(cmd, timeout=args.timeout or 300).returncode
+    except subprocess.TimeoutExpired:
+        raise Stop("the snippet did not finish within %g s (--timeout)" % (args.timeout or 300))
+
+
+def positive(text):
+    """argparse type: a number of seconds > 0."""
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("%r is not a number of seconds" % text)
+    if not v > 0 or v != v or v == float("inf"):
+        raise argparse.ArgumentTypeError("%s: give a number of seconds > 0" % text)
+    return v
+
+
 # ---- main
 
 def main(argv=None):
     p = argparse.ArgumentParser(
+        prog="tools/run",
         description="Run the worker firmware on a workload, printing each job as it runs and a summary: "
                     "on the host MicroPython VM (default), a board over mpremote, or the emulated micro:bit.",
-        epilog="Workload format: firmware/workload.pyi (queue / push / cancel / run lines). Exit: 0 ran, "
-               "1 failed, 2 setup or usage, 3 out of memory on the target.")
+        epilog="Workload format: firmware/workload.pyi (queue / push / cancel / run lines), checked whole "
+               "before anything runs. Exit: 0 ran, 1 failed, 2 setup or usage (a bad option or workload "
+               "file), 3 out of memory on the target; with --exec, 0 or 1 as micropython -c.")
     p.add_argument("--workload", "-w", metavar="FILE", default=SAMPLE,
                    help="workload file (default: firmware/workload.txt, the sample of an edge mesh node)")
     g = p.add_mutually_exclusive_group()
@@ -413,7 +546,10 @@ def main(argv=None):
     p.add_argument("--board", "-b", metavar="NAME",
                    help="board profile (boards/NAME/board.py or a path; default: host on the VM, the "
                         "emulated board's, or the board's sys.platform)")
-    p.add_argument("--timeout", type=float, default=None,
+    g.add_argument("--exec", "-x", metavar="CODE", dest="code",
+                   help="run a snippet on the host MicroPython VM instead (lib/ and firmware/ importable), "
+                        "as micropython -c does: tools/run --exec 'import ticketq; print(ticketq.__version__)'")
+    p.add_argument("--timeout", type=positive, default=None,
                    help="seconds without an answer from a board (default 10), or for the whole run on "
                         "the VM (default 300)")
     p.add_argument("--heap", type=int, default=1024 * 1024, help="the VM's initial heap in bytes (default 1 MiB)")
@@ -421,17 +557,17 @@ def main(argv=None):
     args = p.parse_args(argv)
     if args.heap < 16384:
         p.error("--heap: at least 16384 bytes")
-    path = os.path.abspath(args.workload)
+    if args.code is not None and args.workload != SAMPLE:
+        p.error("--exec runs a snippet, not a workload: give one of them")
+    path = os.path.abspath(args.workload)  # from the directory tools/run was run in
     try:
+        if args.code is not None:
+            return run_exec(args, args.code)
         if not os.path.isfile(path):
             raise Stop("no workload file %s" % args.workload, SETUP)
-        with open(path, "rb") as f:
-            data = f.read()
-        try:
-            data.decode("utf-8")
-        except UnicodeDecodeError as e:  # the firmware reads text; say where, not just "UnicodeError"
-            raise Stop("workload %s: not UTF-8 text (byte %d, line %d)" % (
-                args.workload, e.start, data[:e.start].count(b"\n") + 1), FAILED)
+        bad = check_workload(path, args.workload if path != SAMPLE else rel(path))
+        if bad:  # nothing has run yet, anywhere
+            raise BadWorkload(bad)
         if not (args.connect or args.emulate):
             import deploy
 
@@ -457,7 +593,7 @@ def main(argv=None):
             raise Stop(str(e), SETUP)
         return OK
     except Stop as e:
-        print("tools/run: %s" % e, file=sys.stderr, flush=True)
+        print(("%s" if isinstance(e, BadWorkload) else "tools/run: %s") % e, file=sys.stderr, flush=True)
         return e.code
     except KeyboardInterrupt:
         print("tools/run: interrupted", file=sys.stderr)

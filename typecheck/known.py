@@ -98,6 +98,13 @@
      "file": "lib/ticketq_softticks.py", "rule": "reportAttributeAccessIssue",
      "line": "_mono = time.monotonic_ns",
      "why": "the CPython branch (except AttributeError); no board imports this module"},
+    # --- lib/ticketq_fleetlanes.py
+    {"kind": "fp", "targets": "*",
+     "file": "lib/ticketq_fleetlanes.py", "rule": "reportIncompatibleMethodOverride",
+     "line": "def tickets(self):",
+     "why": "by design: a lane queue's tickets carry their lane, (id, class, seq, promoted, "
+            "lane) against FleetQueue's 4-tuples, as ticketq_audit.tickets gives a LaneQueue's "
+            "a lane a TicketQueue's lack (ticketq_fleetlanes.pyi documents the shape)"},
     # --- the stubs
     {"kind": "fp", "targets": ["microbit"],
      "file": "*", "rule": "reportAbstractUsage", "line": None,

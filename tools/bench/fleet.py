@@ -16,7 +16,9 @@ share; the time runs from the barrier to the last process done. Operations:
     processed  FleetQueue.pop(lease_ms) then ack(token): BullMQ's "processed" (take, complete)
 "pipelined" sends 50 FCALLs of the same kind per round trip (redis-py pipeline, no MULTI);
 every call still carries its replay numbers, as FleetQueue's own do. One row also runs
-the board client (lib/ticketq_resp.py) on CPython. The machine (CPU count, load) is
+the board client (lib/ticketq_resp.py) on CPython. A second table does the same on a lane
+queue (ticketq_fleetlanes.FleetLaneQueue, LANES weights, pushes spread round-robin over the
+lanes; the pops drain the heaviest lane first, then skip its entries). The machine (CPU count, load) is
 printed with the figures: on a shared 2-core machine the clients and the server compete.
 """
 import argparse
@@ -34,6 +36,7 @@ for _p in (os.path.join(ROOT, "lib"), os.path.join(ROOT, "tests"), os.path.join(
         sys.path.insert(0, _p)
 
 BATCH = 50
+LANES = [4, 2, 1, 1]  # the lane queue's weights
 BULLMQ = ("BullMQ, published (Apple Silicon laptop, Redis on the same machine, no-op jobs; "
           "docs/gitbook/guide/postgresql.md in taskforcesh/bullmq): add() ~7,500 jobs/s one at a "
           "time, ~38,000/s concurrent adds, ~52,000/s addBulk; processed ~6,000 jobs/s at "
@@ -51,11 +54,14 @@ def client(kind, port):
     return redis.Redis(port=port)
 
 
-def worker(kind, port, name, op, n, pipelined, base, barrier, done):
+def worker(kind, port, name, op, n, pipelined, base, barrier, done, lanes=False):
     from ticketq_fleet import FleetQueue
+    from ticketq_fleetlanes import FleetLaneQueue
 
     conn = client(kind, port)
-    q = FleetQueue(conn, name)
+    q = FleetLaneQueue(conn, name) if lanes else FleetQueue(conn, name)
+    # push j: class j % 4, and for a lane queue lane j % lanes (the last argument)
+    more = (lambda j: (j % len(LANES),)) if lanes else (lambda j: ())
     barrier.wait()
     if pipelined:
         pipe = conn.pipeline(transaction=False)
@@ -63,16 +69,16 @@ def worker(kind, port, name, op, n, pipelined, base, barrier, done):
             k = min(BATCH, n - start)
             for j in range(k):
                 if op == "push":
-                    a = q._args("push", (base + start + j, (start + j) % 4), True)
+                    a = q._args(q._L + "push", (base + start + j, (start + j) % 4) + more(start + j), True)
                 else:
-                    a = q._args("pop", (0,), True)
+                    a = q._args(q._L + "pop", (0,), True)
                 pipe.execute_command(*a)
             r = pipe.execute()
             assert all((x >= 0) if op == "push" else (x[0] >= 0) for x in r)
     else:
         for j in range(n):
             if op == "push":
-                q.push(base + j, j % 4)
+                q.push(base + j, j % 4, *more(j))
             elif op == "pop":
                 q.pop()
             else:
@@ -81,11 +87,11 @@ def worker(kind, port, name, op, n, pipelined, base, barrier, done):
     done.put(n)
 
 
-def measure(srv, kind, clients, op, total, pipelined, name):
+def measure(srv, kind, clients, op, total, pipelined, name, lanes=False):
     n = total // clients
     barrier = mp.Barrier(clients + 1)
     done = mp.Queue()
-    ps = [mp.Process(target=worker, args=(kind, srv.port, name, op, n, pipelined, c * n, barrier, done))
+    ps = [mp.Process(target=worker, args=(kind, srv.port, name, op, n, pipelined, c * n, barrier, done, lanes))
           for c in range(clients)]
     for p in ps:
         p.start()
@@ -103,27 +109,35 @@ def measure(srv, kind, clients, op, total, pipelined, name):
 def run(quick):
     import fleet_server
     from ticketq_fleet import FleetQueue
+    from ticketq_fleetlanes import FleetLaneQueue
 
     total = 1200 if quick else 24000
-    rows = []
+    out = {"total": total, "batch": BATCH, "lane_weights": LANES}
     plan = [("redis-py", c, p) for c in (1, 4, 16) for p in (False, True)] + [("resp", 1, False)]
-    for kind, clients, pipelined in plan:
-        with fleet_server.RedisServer() as srv:
-            conn = srv.client()
-            FleetQueue(conn, "bench", 1 << 24)
-            row = {"client": kind, "clients": clients, "pipelined": pipelined}
-            row["push"] = measure(srv, kind, clients, "push", total, pipelined, "bench")
-            row["pop"] = measure(srv, kind, clients, "pop", total, pipelined, "bench")
-            if not pipelined:
-                FleetQueue(conn, "bench").clear()
-                row["push_again"] = measure(srv, kind, clients, "push", total, False, "bench")
-                row["processed"] = measure(srv, kind, clients, "processed", total, False, "bench")
-            rows.append(row)
-            print("%-8s %2d client(s) %-10s push %8.0f/s  pop %8.0f/s%s" % (
-                kind, clients, "pipelined" if pipelined else "", row["push"], row["pop"],
-                "  processed %8.0f/s" % row["processed"] if "processed" in row else ""), flush=True)
-    return {"total": total, "batch": BATCH, "rows": rows, "machine": machine(), "quick": quick,
-            "when": time.strftime("%Y-%m-%d")}
+    lane_plan = [("redis-py", 1, False), ("redis-py", 1, True), ("redis-py", 4, False), ("resp", 1, False)]
+    for key, lanes, rows_plan in (("rows", False, plan), ("lane_rows", True, lane_plan)):
+        rows = out[key] = []
+        for kind, clients, pipelined in rows_plan:
+            with fleet_server.RedisServer() as srv:
+                conn = srv.client()
+                if lanes:
+                    FleetLaneQueue(conn, "bench", 1 << 24, LANES)
+                else:
+                    FleetQueue(conn, "bench", 1 << 24)
+                row = {"client": kind, "clients": clients, "pipelined": pipelined}
+                row["push"] = measure(srv, kind, clients, "push", total, pipelined, "bench", lanes)
+                row["pop"] = measure(srv, kind, clients, "pop", total, pipelined, "bench", lanes)
+                if not pipelined:
+                    (FleetLaneQueue if lanes else FleetQueue)(conn, "bench").clear()
+                    row["push_again"] = measure(srv, kind, clients, "push", total, False, "bench", lanes)
+                    row["processed"] = measure(srv, kind, clients, "processed", total, False, "bench", lanes)
+                rows.append(row)
+                print("%-5s %-8s %2d client(s) %-10s push %8.0f/s  pop %8.0f/s%s" % (
+                    "lanes" if lanes else "plain", kind, clients, "pipelined" if pipelined else "", row["push"],
+                    row["pop"], "  processed %8.0f/s" % row["processed"] if "processed" in row else ""),
+                    flush=True)
+    out.update({"machine": machine(), "quick": quick, "when": time.strftime("%Y-%m-%d")})
+    return out
 
 
 def machine():
@@ -145,14 +159,14 @@ def markdown(res):
            "the server compete for the same cores, so read them as orders of magnitude." % (
                " --quick" if res["quick"] else "", res["when"], m["redis"], m["cpus"], m["load_1min"] or 0,
                m["python"], res["total"], res["batch"]),
-           "",
-           "| client | clients | pipelined | push/s | pop/s | processed/s (pop with lease + ack) |",
-           "| --- | ---: | --- | ---: | ---: | ---: |"]
-    for r in res["rows"]:
-        out.append("| %s | %d | %s | %.0f | %.0f | %s |" % (
-            "redis-py" if r["client"] == "redis-py" else "ticketq_resp (board client, on CPython)",
-            r["clients"], "50 a round trip" if r["pipelined"] else "no", r["push"], r["pop"],
-            "%.0f" % r["processed"] if "processed" in r else "-"))
+           ""]
+    out += table(res["rows"], "")
+    out += ["", "The same on a lane queue (`FleetLaneQueue`, %d lanes of weights %s, pushes spread "
+            "round-robin over the lanes). While the cursor's lane has a ticket a pop finds it with two "
+            "sorted-set reads; the pops here drain the heaviest lane first, after which they skip its "
+            "entries, reading the head of each lane left (docs/lanes.md, \"Cost per call\"):" % (
+                len(res["lane_weights"]), ":".join(map(str, res["lane_weights"]))), ""]
+    out += table(res["lane_rows"], "FleetLaneQueue, ")
     out += ["", "Beside it: " + BULLMQ, "",
             "What a fleet call does that a plain BullMQ add does not: it checks the queue's layout "
             "version and capacity (queued plus leased), keeps the id index for remove, the digest and "
@@ -160,6 +174,17 @@ def markdown(res):
             "also returns expired leases first. Each is one FCALL, one round trip, O(log n) in the "
             "server.", ""]
     return "\n".join(out)
+
+
+def table(rows, what):
+    out = ["| client | clients | pipelined | push/s | pop/s | processed/s (pop with lease + ack) |",
+           "| --- | ---: | --- | ---: | ---: | ---: |"]
+    for r in rows:
+        out.append("| %s%s | %d | %s | %.0f | %.0f | %s |" % (
+            what, "redis-py" if r["client"] == "redis-py" else "ticketq_resp (board client, on CPython)",
+            r["clients"], "50 a round trip" if r["pipelined"] else "no", r["push"], r["pop"],
+            "%.0f" % r["processed"] if "processed" in r else "-"))
+    return out
 
 
 def main(argv=None):

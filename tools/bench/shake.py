@@ -2,6 +2,10 @@
 
     shake(source, ["t_tq", "mk_tq"])  -> the module with only the top-level statements that
                                          define those names or what they use, stripped
+    shake(source, roots, have=["utime", "ticketq"])
+                                      -> the same, each top-level try/except ImportError
+                                         chain cut to its branch for a board that has
+                                         those modules
     strip(source)                     -> the module without comments, docstrings and blank
                                          lines, indented one space per level
 
@@ -35,8 +39,46 @@ def _read(node):
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
-def shake(source, roots):
+def _imports(nodes):
+    """Top-level module names the statements import."""
+    out = set()
+    for n in nodes:
+        for m in ast.walk(n):
+            if isinstance(m, ast.Import):
+                out |= {a.name.split(".")[0] for a in m.names}
+            elif isinstance(m, ast.ImportFrom) and m.module:
+                out.add(m.module.split(".")[0])
+    return out
+
+
+def _pick(node, have):
+    """A top-level `try: A except ImportError: B` (B may be such a try again) as the first
+    branch that imports only modules in `have`, or the node as it is."""
+    branches = []
+    while isinstance(node, ast.Try) and len(node.handlers) == 1 and not node.orelse and not node.finalbody:
+        branches.append(node.body)
+        rest = node.handlers[0].body
+        node = rest[0] if len(rest) == 1 else None
+        if node is None or not isinstance(node, ast.Try):
+            branches.append(rest)
+            break
+    for body in branches:
+        mods = _imports(body)
+        if mods <= set(have):
+            return body
+    return None
+
+
+def shake(source, roots, have=None):
+    """have: the modules the board has; a top-level try/except ImportError chain is then
+    cut to the branch that imports only from them (less to compile on a small board)."""
     tree = ast.parse(source)
+    if have is not None:
+        body = []
+        for node in tree.body:
+            picked = _pick(node, have) if isinstance(node, ast.Try) else None
+            body += picked if picked else [node]
+        tree.body = body
     body = tree.body
     need = set(roots)
     keep = [False] * len(body)

@@ -4,12 +4,15 @@
 // as it runs, then the summary. tools/run.py runs this; it can be run by itself:
 //
 //   node tools/mpvm/main.mjs [--heap BYTES] [--board FILE] [--workload FILE]
+//   node tools/mpvm/main.mjs [--heap BYTES] --exec CODE    # a snippet, as micropython -c
 //
 // The VM is loaded by tools/mpvm/vm.mjs (lib/, firmware/, tests/ on sys.path); the board
 // profile FILE (default boards/host/board.py) goes on as `board` and the workload file
 // (default firmware/workload.txt, the shipped sample) as /ticketq/input/<its name>; then
 //   import workload; workload.main("/ticketq/input/<its name>")
-// runs, its output written to stdout line by line as it comes.
+// runs, its output written to stdout line by line as it comes. With --exec CODE, the VM
+// (the same loader, the same sys.path) runs CODE instead (`tools/run --exec CODE`); an
+// exception's traceback goes to stderr and the exit status is 1, as `micropython -c`.
 //
 // Exit status: 0 the workload ran to its summary; 1 the firmware raised (a bad workload
 // line: ValueError naming its line number; the traceback goes to stderr); 2 bad arguments
@@ -19,8 +22,9 @@ import path from "node:path";
 import { parseArgs } from "node:util";
 import { loadVM, REPO } from "./vm.mjs";
 
-const USAGE = `usage: node tools/mpvm/main.mjs [--heap BYTES] [--board FILE] [--workload FILE]
+const USAGE = `usage: node tools/mpvm/main.mjs [--heap BYTES] [--board FILE] [--workload FILE | --exec CODE]
   --heap BYTES     initial MicroPython GC heap (default 1048576)
+  --exec CODE      run CODE on the VM instead of the firmware (lib/ and firmware/ importable)
   --board FILE     board profile, imported as board (default boards/host/board.py)
   --workload FILE  workload file (default firmware/workload.txt, the sample)
 exit: 0 ran, 1 the firmware raised, 2 bad arguments or no VM, 3 MemoryError`;
@@ -38,6 +42,7 @@ try {
       heap: { type: "string", default: String(1024 * 1024) },
       board: { type: "string", default: path.join(REPO, "boards", "host", "board.py") },
       workload: { type: "string", default: path.join(REPO, "firmware", "workload.txt") },
+      exec: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   }));
@@ -88,10 +93,14 @@ try {
   fail(`${e.message} (or run tools/setup)`, 2);
 }
 try {
-  mp.runPython(`import workload\nworkload.main(${JSON.stringify(input)})\n`);
+  mp.runPython(values.exec ?? `import workload\nworkload.main(${JSON.stringify(input)})\n`);
 } catch (e) {
   flush();
   if (!e || e.name !== "PythonError") throw e;
+  if (values.exec !== undefined) {
+    process.stderr.write(e.message); // the traceback, as micropython -c prints it
+    process.exit(1);
+  }
   process.stderr.write(`mpvm main: the firmware raised ${e.type}:\n${e.message}`);
   process.exit(e.type === "MemoryError" ? 3 : 1);
 }

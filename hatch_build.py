@@ -1,0 +1,29 @@
+# hatchling build hook (pyproject.toml): the wheel gets copies of lib/*.py with the
+# docstrings of lib/*.pyi inserted (tools/stubdocs.py), so that help() on CPython shows
+# the documentation; the .pyi stubs go in beside them as they are. lib/ itself keeps no
+# run-time docstrings: a micro:bit would keep them in RAM.
+import os
+import shutil
+import sys
+import tempfile
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+
+class CustomBuildHook(BuildHookInterface):
+    def initialize(self, version, build_data):
+        if self.target_name != "wheel":
+            return
+        sys.path.insert(0, os.path.join(self.root, "tools"))
+        import stubdocs
+
+        self._tmp = tempfile.mkdtemp(prefix="ticketq-wheel-")
+        for name, text in stubdocs.merged_lib(os.path.join(self.root, "lib")).items():
+            path = os.path.join(self._tmp, name)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            build_data["force_include"][path] = name
+
+    def finalize(self, version, build_data, artifact_path):
+        if getattr(self, "_tmp", None):
+            shutil.rmtree(self._tmp, ignore_errors=True)

@@ -1,0 +1,73 @@
+# tools/deploy.py's options for a person's own application (issue 13): --lib-only (the
+# library without the worker firmware or board.py) and --add FILE (main.py, application
+# modules), checked on the plan that --list prints; on a board, tests/test_microbit_boot.py
+# deploys the same way and boots. CPython only (pytest).
+import os
+
+from support import skip, IS_MICROPYTHON, raises
+
+
+def _deploy():
+    if IS_MICROPYTHON:
+        skip("reads the repository's profiles (host only)")
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
+    import deploy
+
+    return deploy
+
+
+def test_lib_only_is_the_library_alone_on_every_board():
+    deploy = _deploy()
+    for name in ("microbit", "rp2", "esp32", "host"):
+        prof = deploy.read_profile(name)
+        items = deploy.plan(prof, mpy=bool(prof.get("MPY")), lib_only=True)
+        assert items and all(os.path.relpath(i.src, deploy.ROOT).startswith("lib" + os.sep) for i in items), items
+        assert {os.path.relpath(i.src, deploy.ROOT) for i in items} == {f for f in prof["FILES"] if f.startswith("lib/")}
+        full = deploy.plan(prof, mpy=bool(prof.get("MPY")))
+        assert "board.py" in [i.name for i in full] and "board.py" not in [i.name for i in items]
+
+
+def test_add_puts_your_files_on_by_their_base_name(tmp_path=None):
+    deploy = _deploy()
+    import subprocess
+    import sys
+    import tempfile
+
+    ex = os.path.join(deploy.ROOT, "examples", "microbit")
+    add = [os.path.join(ex, "main.py"), os.path.join(ex, "application.py")]
+    items = deploy.plan(deploy.read_profile("rp2"), mpy=True, lib_only=True, add=add)
+    assert [(i.name, i.kind) for i in items[-2:]] == [("main.py", "stripped"), ("application.py", "stripped")]
+    d = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+    clash = os.path.join(d, "ticketq.py")
+    open(clash, "w").close()
+    raises(deploy.DeployError, deploy.plan, deploy.read_profile("microbit"), False, True, [clash])
+    raises(deploy.DeployError, deploy.plan, deploy.read_profile("microbit"), False, True, [os.path.join(d, "nope.py")])
+    p = subprocess.run([sys.executable, os.path.join(deploy.ROOT, "tools", "deploy.py"), "microbit", "--list",
+                        "--lib-only", "--add", "main.py", "--add", "application.py"],
+                       capture_output=True, text=True, cwd=ex, timeout=60)
+    assert p.returncode == 0, p.stderr
+    names = [l.split("->")[1].split()[0] for l in p.stdout.splitlines() if "->" in l]
+    assert names == ["ticketq_heap.py", "ticketq_base.py", "ticketq.py", "ticketq_deadline.py", "ticketq_wait.py",
+                     "main.py", "application.py"], p.stdout
+    assert "worker" not in p.stdout and "board.py  " not in p.stdout
+
+
+
+def test_the_microbit_gets_the_library_without_its_version_line():
+    # boards/microbit/board.py DROP: __version__ cost that board's import 0.3 KB (measured);
+    # every other board, and CPython, keep it.
+    deploy = _deploy()
+    for name in ("microbit", "rp2", "esp32", "host"):
+        prof = deploy.read_profile(name)
+        item = [i for i in deploy.plan(prof) if i.name == "ticketq.py"]
+        if not item:  # an .mpy board: compiled from the file as it is
+            assert prof.get("MPY") and "DROP" not in prof, name
+            continue
+        text = deploy.payload(item[0], None, prof.get("DROP", ())).decode()
+        assert ("__version__" in text) == (name != "microbit"), name
+        assert "class TicketQueue" in text
+    board = [i for i in deploy.plan(deploy.read_profile("microbit")) if i.name == "board.py"][0]
+    assert "DROP" not in deploy.payload(board).decode()

@@ -1,0 +1,97 @@
+# `mpremote mip install` of the library (issue 13), where mip can work: a board with a
+# filesystem of folders, os.stat and a raw REPL, which the 32-bit MicroPython unix port is.
+# tools/mpunix.py's board() puts its REPL on a loopback port as a stand-in board; mpremote
+# (from PyPI, the host side of mip) installs package.json from a checkout and over HTTP (a
+# server on loopback started here, the way a github: URL is fetched: relative URLs against
+# the package.json's own), into the lib folder on the board's sys.path; then a fresh
+# interpreter imports ticketq from there and uses it. The micro:bit v1 (MicroPython 1.9.2:
+# no folders, no os.stat) is not such a board: tools/deploy.py is its route
+# (docs/install.md). CPython only (pytest); skipped, saying why, without the unix port.
+from support import skip, IS_MICROPYTHON
+
+
+def _setup():
+    if IS_MICROPYTHON:
+        skip("drives mpremote from CPython")
+    import os
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(root, "tools"))
+    import mpunix
+
+    exe, how = mpunix.find()
+    if not exe:
+        skip("no MicroPython unix port (%s)" % how)
+    try:
+        import mpremote  # noqa: F401
+    except ImportError:
+        skip("mpremote is not installed (tools/setup)")
+    return root, mpunix, exe
+
+
+def _mip(root, mpunix, home, package):
+    import os
+    import subprocess
+    import sys
+
+    with mpunix.board(home) as url:
+        # resume: no soft reset first (the unix port ends at a soft reset; a board restarts)
+        p = subprocess.run([sys.executable, "-m", "mpremote", "connect", url, "resume", "mip", "install", package],
+                           cwd=root, capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stdout[-2000:] + p.stderr[-2000:]
+    assert "Done" in p.stdout, p.stdout
+    return os.path.join(home, ".micropython", "lib")
+
+
+def _check_installed(root, exe, home, lib):
+    import json
+    import os
+    import subprocess
+
+    with open(os.path.join(root, "package.json")) as f:
+        pkg = json.load(f)
+    assert sorted(os.listdir(lib)) == sorted(dest for dest, _ in pkg["urls"])
+    for dest, src in pkg["urls"]:
+        with open(os.path.join(lib, dest), "rb") as a, open(os.path.join(root, src), "rb") as b:
+            assert a.read() == b.read(), dest
+    env = dict(os.environ, HOME=home)
+    env.pop("MICROPYPATH", None)  # the port's default path: ~/.micropython/lib is on it
+    code = ("import ticketq\nq = ticketq.TicketQueue(4)\nq.push(5, ticketq.LOW)\nq.push(6, ticketq.HIGH)\n"
+            "print(ticketq.__version__, ticketq.__file__, q.pop(), q.pop())")
+    p = subprocess.run([exe, "-c", code], cwd=home, env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == [pkg["version"], os.path.join(lib, "ticketq.py"), "6", "5"], p.stdout
+
+
+def test_mpremote_mip_install_from_a_checkout(tmp_path=None):
+    root, mpunix, exe = _setup()
+    import tempfile
+
+    home = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+    lib = _mip(root, mpunix, home, "./package.json")
+    _check_installed(root, exe, home, lib)
+
+
+def test_mpremote_mip_install_over_http(tmp_path=None):
+    root, mpunix, exe = _setup()
+    import functools
+    import http.server
+    import tempfile
+    import threading
+
+    home = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *a):
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=root))
+    t = threading.Thread(target=srv.serve_forever, daemon=True)
+    t.start()
+    try:
+        lib = _mip(root, mpunix, home, "http://127.0.0.1:%d/package.json" % srv.server_address[1])
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    _check_installed(root, exe, home, lib)

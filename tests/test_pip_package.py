@@ -1,0 +1,84 @@
+# The pip package (pyproject.toml, hatchling) for CPython gateways and test suites (issue
+# 13): built offline from this checkout, installed into a fresh virtual environment, it
+# imports there (not from the checkout) at the version package.json states, with every
+# .pyi stub beside its module; help() shows the stubs' documentation (the installed
+# modules are lib/*.py with the stubs' docstrings inserted, the same code otherwise); and
+# pyright, given only that environment, reports a wrong argument type from the installed
+# stubs (the sources carry no annotations, so only a stub can say job_id is an int).
+# CPython only (pytest).
+from support import skip, IS_MICROPYTHON
+
+
+def test_pip_package_installs_the_modules_with_their_stubs(tmp_path=None):
+    if IS_MICROPYTHON:
+        skip("builds a wheel with CPython's pip")
+    import glob
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    try:
+        import hatchling  # noqa: F401  (the build backend, from requirements-dev.txt)
+    except ImportError:
+        skip("hatchling is not installed (tools/setup)")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    tmp = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+    quiet = ["--quiet", "--disable-pip-version-check", "--no-index"]
+    p = subprocess.run([sys.executable, "-m", "pip", "wheel"] + quiet + ["--no-deps", "--no-build-isolation",
+                        "-w", os.path.join(tmp, "dist"), root], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    wheels = glob.glob(os.path.join(tmp, "dist", "ticketq-*.whl"))
+    with open(os.path.join(root, "package.json")) as f:
+        version = json.load(f)["version"]
+    assert [os.path.basename(w) for w in wheels] == ["ticketq-%s-py3-none-any.whl" % version]
+
+    venv = os.path.join(tmp, "venv")
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True, timeout=300)
+    py = os.path.join(venv, "bin", "python")
+    p = subprocess.run([py, "-m", "pip", "install"] + quiet + [wheels[0]], capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-2000:]
+    code = ("import glob, os, pydoc, ticketq, ticketq_ticks\n"
+            "q = ticketq.TicketQueue(4); q.push(7, ticketq.HIGH)\n"
+            "site = os.path.dirname(ticketq.__file__)\n"
+            "print(ticketq.__version__, q.pop(), site)\n"
+            "print(' '.join(sorted(os.path.basename(p) for p in glob.glob(os.path.join(site, 'ticketq*.py*')))))\n"
+            "print(pydoc.render_doc(ticketq.TicketQueue.push, renderer=pydoc.plaintext))\n"
+            "print(pydoc.render_doc(ticketq.TicketQueue.remove, renderer=pydoc.plaintext))\n"
+            "print(pydoc.render_doc(ticketq_ticks.Deadline, renderer=pydoc.plaintext))\n")
+    p = subprocess.run([py, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp)
+    assert p.returncode == 0, p.stderr
+    head, files, helptext = p.stdout.split("\n", 2)
+    v, popped, site = head.split()
+    assert (v, popped) == (version, "7") and site.startswith(venv), head
+    lib = os.path.join(root, "lib")
+    assert files.split() == sorted(f for f in os.listdir(lib) if f.endswith((".py", ".pyi"))), files
+    # help(), as at the REPL: the stubs' words, for a method defined in a base class too
+    assert "Queue a ticket; return its sequence number" in helptext, helptext[:2000]
+    assert "Remove the oldest queued ticket" in helptext and "A point in tick time" in helptext, helptext[:3000]
+    sys.path.insert(0, os.path.join(root, "tools"))
+    import deploy
+
+    for f in files.split():
+        with open(os.path.join(site, f), encoding="utf-8") as a, open(os.path.join(lib, f), encoding="utf-8") as b:
+            mine, theirs = a.read(), b.read()
+        if f.endswith(".pyi"):
+            assert mine == theirs, f
+        else:  # the same code, line for line, docstrings aside
+            assert deploy.strip_source(mine, f) == deploy.strip_source(theirs, f), f
+            assert set(theirs.splitlines()) <= set(mine.splitlines()), f
+
+    try:
+        import pyright  # noqa: F401  (tools/typecheck-requirements.txt)
+    except ImportError:
+        skip("pyright is not installed (tools/setup): the stubs were not checked in an editor's place")
+    use = os.path.join(tmp, "use.py")
+    with open(use, "w") as f:
+        f.write("import ticketq\nq = ticketq.TicketQueue(4)\nq.push('job-7', ticketq.HIGH)\n")
+    p = subprocess.run([sys.executable, "-m", "pyright", "--outputjson", "--pythonpath", py, use],
+                       capture_output=True, text=True, timeout=300, cwd=tmp)
+    out = json.loads(p.stdout)
+    errors = [d for d in out["generalDiagnostics"] if d["severity"] == "error"]
+    assert len(errors) == 1 and errors[0]["range"]["start"]["line"] == 2, out["generalDiagnostics"]
+    assert "job_id" in errors[0]["message"] and '"int"' in errors[0]["message"], errors[0]["message"]

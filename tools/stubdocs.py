@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""The stubs' docstrings, put into copies of the library's sources, for CPython.
+
+lib/*.py carry no run-time docstrings (a micro:bit keeps every docstring in RAM); the full
+documentation is in lib/*.pyi. The pip package (pyproject.toml, hatch_build.py) installs
+copies of lib/*.py with the stubs' docstrings inserted, so that on CPython
+`help(ticketq.TicketQueue.push)` shows what an editor shows. Only docstring lines are
+added: every line of code and every comment stays as it is.
+
+    python3 tools/stubdocs.py OUTDIR      # write the merged copies of lib/*.py into OUTDIR
+
+A stub's docstring goes where the thing is defined: `TicketQueue.remove`, documented in
+ticketq.pyi, is QueueBase.remove in ticketq_base.py (followed through the class's bases
+and through `from MODULE import NAME`); the first stub to document a definition wins.
+"""
+import ast
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+LIB = os.path.join(os.path.dirname(HERE), "lib")
+
+
+def stub_docs(text):
+    """{qualified name: docstring} of a stub: "" (the module), "C", "C.m", "f"."""
+    tree = ast.parse(text)
+    out = {}
+    if ast.get_docstring(tree):
+        out[""] = ast.get_docstring(tree)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node):
+            out[node.name] = ast.get_docstring(node)
+        if isinstance(node, ast.ClassDef):
+            for sub in node.body:
+                if isinstance(sub, ast.FunctionDef) and ast.get_docstring(sub):
+                    out.setdefault(node.name + "." + sub.name, ast.get_docstring(sub))
+    return out
+
+
+class _Source:
+    def __init__(self, name, text):
+        self.name, self.text = name, text
+        self.tree = ast.parse(text)
+        self.defs = {n.name: n for n in self.tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        self.imported = {}  # name -> module it is imported from
+        for n in self.tree.body:
+            if isinstance(n, ast.ImportFrom) and n.module and not n.level:
+                for a in n.names:
+                    self.imported[a.asname or a.name] = (n.module, a.name)
+
+
+def _find(sources, module, name, seen=()):
+    """(source, node) where `name` is defined, as seen from `module`, or None."""
+    src = sources.get(module)
+    if src is None or (module, name) in seen:
+        return None
+    if name in src.defs:
+        return src, src.defs[name]
+    if name in src.imported:
+        mod, real = src.imported[name]
+        return _find(sources, mod, real, seen + ((module, name),))
+    return None
+
+
+def _method(sources, src, cls, name, depth=0):
+    """(source, node) of method `name` of class node `cls` in `src`, or of its bases."""
+    for n in cls.body:
+        if isinstance(n, ast.FunctionDef) and n.name == name:
+            return src, n
+    for base in cls.bases:
+        if depth < 8 and isinstance(base, ast.Name):
+            found = _find(sources, src.name, base.id)
+            if found and isinstance(found[1], ast.ClassDef):
+                hit = _method(sources, found[0], found[1], name, depth + 1)
+                if hit:
+                    return hit
+    return None
+
+
+def _literal(doc, indent):
+    body = doc.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    lines = body.split("\n")
+    return [indent + '"""' + lines[0]] + [(indent + l if l else "") for l in lines[1:]] + [indent + '"""']
+
+
+def merge(sources, stubs):
+    """{module: source text} with the docstrings of `stubs` ({module: stub text}) inserted."""
+    srcs = {m: _Source(m, t) for m, t in sources.items()}
+    inserts = {m: {} for m in srcs}  # module -> {line index: (indent, doc)}
+    done = set()
+    for module in sorted(stubs):
+        for qual, doc in stub_docs(stubs[module]).items():
+            if qual == "":
+                src = srcs.get(module)
+                if src is None or ast.get_docstring(src.tree) is not None or not src.tree.body:
+                    continue
+                where = (src, None)
+            else:
+                head, _, meth = qual.partition(".")
+                found = _find(srcs, module, head)
+                if found and meth:
+                    found = _method(srcs, found[0], found[1], meth) if isinstance(found[1], ast.ClassDef) else None
+                if not found or ast.get_docstring(found[1]) is not None:
+                    continue
+                where = found
+            src, node = where
+            first = (node.body if node is not None else src.tree.body)[0]
+            if node is not None and first.lineno == node.body[0].lineno and first.lineno <= node.lineno:
+                continue  # a one-line definition: nowhere to put it
+            key = (src.name, first.lineno)
+            if key in done:
+                continue
+            done.add(key)
+            indent = " " * first.col_offset
+            inserts[src.name][first.lineno - 1] = (indent, doc)
+    out = {}
+    for m, src in srcs.items():
+        lines = src.text.split("\n")
+        for i in sorted(inserts[m], reverse=True):
+            indent, doc = inserts[m][i]
+            lines[i:i] = _literal(doc, indent)
+        out[m] = "\n".join(lines)
+    return out
+
+
+def merged_lib(lib=LIB):
+    """{file name: text}: every lib/*.py with the docstrings of lib/*.pyi inserted."""
+    sources, stubs = {}, {}
+    for f in sorted(os.listdir(lib)):
+        with open(os.path.join(lib, f), encoding="utf-8") as fh:
+            if f.endswith(".py"):
+                sources[f[:-3]] = fh.read()
+            elif f.endswith(".pyi"):
+                stubs[f[:-4]] = fh.read()
+    return {m + ".py": t for m, t in merge(sources, stubs).items()}
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if len(argv) != 1:
+        print("usage: stubdocs.py OUTDIR", file=sys.stderr)
+        return 2
+    os.makedirs(argv[0], exist_ok=True)
+    for name, text in merged_lib().items():
+        with open(os.path.join(argv[0], name), "w", encoding="utf-8") as f:
+            f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
