@@ -125,7 +125,7 @@ class FleetQueue:
         TicketQueue.push, before anything is sent. One round trip; O(log n) in the server."""
 
     def pop(self, lease_ms: int = 0) -> int:
-        """Take the next ticket (highest class, then lowest sequence); return its job id and
+        """Take the next ticket (highest class, then oldest: pushed first); return its job id and
         set last_priority, last_seq, last_deliveries, last_pop (and last_lease).
 
         lease_ms 0: the ticket leaves the queue (TicketQueue.pop). 1 <= lease_ms < 2**30: it

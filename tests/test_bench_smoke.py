@@ -79,6 +79,10 @@ def _bench():
         bench = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(bench)  # puts tools/bench and tools/ on sys.path
         sys.modules["ticketq_bench_run"] = bench
+        # tools/bench off the path again: its run.py would shadow tools/run.py for every
+        # later `import run` in this process (tools/gateway.py's); what the benchmark
+        # imports later (emu, deploy) lives in tools/, which stays
+        sys.path[:] = [p for p in sys.path if os.path.abspath(p) != os.path.dirname(path)]
     return bench
 
 
@@ -93,6 +97,12 @@ def test_a_stage_with_errors_fails_the_run():
     ok = [(("x", "print(M.sec(M.t_ph,S_ph,50,0))", ("t", "ph", 16, 15, 1)), False, "MemoryError: parser could not allocate")]
     R = bench.collect("microbit", c, ok)
     assert R["memerr"] == {("ph", 16, 15)} and bench.fatal(R) == []
+    # ... and so is that cell's cleanup, which the full heap cannot parse either (a full
+    # run once exited 1 for it); ticketq's own cleanup failing is not
+    oom = "MemoryError: parser could not allocate enough memory"
+    ok += [(("x", "S_ph=None", None), False, oom)]
+    assert bench.fatal(bench.collect("microbit", c, ok)) == []
+    assert len(bench.fatal(bench.collect("microbit", c, ok + [(("x", "S_tq=None", None), False, oom)]))) == 1
     bad = ok + [(("x", "import tqb as M", None), False, "MemoryError: memory allocation failed"),
                 (("x", "print(M.sec(M.t_tq,S_tq,50,0))", ("t", "tq", 16, 0, 1)), False, "NameError: name 'M' isn't defined")]
     assert len(bench.fatal(bench.collect("microbit", c, bad))) == 2

@@ -29,6 +29,7 @@ import argparse
 import ast
 import json
 import os
+import re
 import platform
 import shutil
 import statistics
@@ -412,6 +413,12 @@ def collect(interp, c, results):
         if not tag:
             if not ok:
                 R["errors"].append("%s: %s" % (step[1][:60], text.strip().splitlines()[-1:]))
+                # the cell's cleanup after a baseline ran out of heap there cannot be parsed
+                # either (the next phase starts from a soft reset): the same outcome
+                m = re.match(r"S_(\w+)=None$", step[1])
+                if m and m.group(1) != "tq" and "MemoryError" in text and \
+                        any(k[0] == m.group(1) for k in R["memerr"]):
+                    R["tolerated"].append(R["errors"][-1])
             continue
         if not ok:
             R["errors"].append("%r: %s" % (tag, text.strip().splitlines()[-1:]))
