@@ -124,3 +124,17 @@ def test_exec_runs_a_snippet_on_the_host_vm(tmp_path=None):
     assert p.stderr.strip().splitlines()[-1].startswith("ValueError: capacity"), p.stderr
     p = _run(["--exec", "print(1)", "--workload", "x.txt"])
     assert p.returncode == 2 and "--exec runs a snippet, not a workload" in p.stderr, p.stderr
+
+
+def test_exec_exits_as_micropython_c_on_sys_exit():
+    # sys.exit in a snippet is an exit, not an error: micropython -c exits with its int
+    # (mod 256), 0 for none, or prints any other value and exits 1; no traceback.
+    _need_vm()
+    for code, status, err in (("import sys; print(2); sys.exit(3)", 3, ""),
+                              ("import sys; sys.exit()", 0, ""),
+                              ("raise SystemExit(None)", 0, ""),
+                              ("raise SystemExit(-1)", 255, ""),
+                              ("import sys; sys.exit('no board')", 1, "no board\n")):
+        p = _run(["--exec", code])
+        assert (p.returncode, p.stderr) == (status, err), (code, p.returncode, p.stderr)
+    assert _run(["--exec", "import sys; print(2); sys.exit(3)"]).stdout == "2\n"

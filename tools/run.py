@@ -35,7 +35,8 @@ seconds stops it too. Never a hang, never a silent pass.
 Exit status: 0 the workload ran to its summary; 1 it did not (an error on the board or the
 VM, no answer); 2 usage or setup (a bad option, a bad workload file, no node, no VM, no
 profile, no emulator); 3 out of memory (MemoryError), what did not fit named. With --exec:
-0, or 1 when the snippet raised (its traceback on stderr), as `micropython -c`.
+0, or 1 when the snippet raised (its traceback on stderr), or sys.exit's status, as
+`micropython -c`.
 """
 import argparse
 import ast
@@ -536,7 +537,7 @@ def main(argv=None):
                     "on the host MicroPython VM (default), a board over mpremote, or the emulated micro:bit.",
         epilog="Workload format: firmware/workload.pyi (queue / push / cancel / run lines), checked whole "
                "before anything runs. Exit: 0 ran, 1 failed, 2 setup or usage (a bad option or workload "
-               "file), 3 out of memory on the target; with --exec, 0 or 1 as micropython -c.")
+               "file), 3 out of memory on the target; with --exec, 0, 1 or sys.exit's as micropython -c.")
     p.add_argument("--workload", "-w", metavar="FILE", default=SAMPLE,
                    help="workload file (default: firmware/workload.txt, the sample of an edge mesh node)")
     g = p.add_mutually_exclusive_group()

@@ -12,7 +12,8 @@
 //   import workload; workload.main("/ticketq/input/<its name>")
 // runs, its output written to stdout line by line as it comes. With --exec CODE, the VM
 // (the same loader, the same sys.path) runs CODE instead (`tools/run --exec CODE`); an
-// exception's traceback goes to stderr and the exit status is 1, as `micropython -c`.
+// exception's traceback goes to stderr and the exit status is 1, and sys.exit(n) exits
+// with n, as `micropython -c`.
 //
 // Exit status: 0 the workload ran to its summary; 1 the firmware raised (a bad workload
 // line: ValueError naming its line number; the traceback goes to stderr); 2 bad arguments
@@ -97,6 +98,16 @@ try {
 } catch (e) {
   flush();
   if (!e || e.name !== "PythonError") throw e;
+  if (values.exec !== undefined && e.type === "SystemExit") {
+    // sys.exit(n) as micropython -c ends: no traceback; an int exits with it (mod 256),
+    // none or None with 0, anything else is printed and exits 1. The VM hands over only
+    // the traceback's text, so a str that reads as an int or "None" counts as one.
+    const v = e.message.slice(e.message.lastIndexOf("SystemExit: ") + 12).replace(/\n$/, "");
+    if (v === "" || v === "None") process.exit(0);
+    if (/^-?\d+$/.test(v)) process.exit(Number(BigInt(v) & 255n));
+    process.stderr.write(`${v}\n`);
+    process.exit(1);
+  }
   if (values.exec !== undefined) {
     process.stderr.write(e.message); // the traceback, as micropython -c prints it
     process.exit(1);
