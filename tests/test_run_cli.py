@@ -138,3 +138,14 @@ def test_exec_exits_as_micropython_c_on_sys_exit():
         p = _run(["--exec", code])
         assert (p.returncode, p.stderr) == (status, err), (code, p.returncode, p.stderr)
     assert _run(["--exec", "import sys; print(2); sys.exit(3)"]).stdout == "2\n"
+
+
+def test_heap_must_fit_the_vm():
+    # The VM's memory ends at 2 GiB: a larger --heap wrapped round silently, or failed with
+    # "null function or function signature mismatch (or run tools/setup)".
+    _host()
+    for bad in ("1000", "3000000000", "99999999999999"):
+        for args in (["--heap", bad], ["--heap", bad, "--exec", "print(1)"]):
+            p = _run(args)
+            assert p.returncode == 2 and p.stdout == "", (args, p.returncode, p.stdout[-300:])
+            assert "--heap: 16384 to 1073741824 bytes" in p.stderr, p.stderr

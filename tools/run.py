@@ -553,11 +553,11 @@ def main(argv=None):
     p.add_argument("--timeout", type=positive, default=None,
                    help="seconds without an answer from a board (default 10), or for the whole run on "
                         "the VM (default 300)")
-    p.add_argument("--heap", type=int, default=1024 * 1024, help="the VM's initial heap in bytes (default 1 MiB)")
+    p.add_argument("--heap", type=int, default=1024 * 1024, help="the VM's initial heap in bytes, 16384 .. 2**30 (default 1 MiB)")
     p.add_argument("--verbose", "-v", action="store_true", help="show each file deployed to a board")
     args = p.parse_args(argv)
-    if args.heap < 16384:
-        p.error("--heap: at least 16384 bytes")
+    if not 16384 <= args.heap <= 1 << 30:  # the VM's memory ends at 2 GiB
+        p.error("--heap: 16384 to 1073741824 bytes (1 GiB)")
     if args.code is not None and args.workload != SAMPLE:
         p.error("--exec runs a snippet, not a workload: give one of them")
     path = os.path.abspath(args.workload)  # from the directory tools/run was run in

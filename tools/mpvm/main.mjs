@@ -24,7 +24,7 @@ import { parseArgs } from "node:util";
 import { loadVM, REPO } from "./vm.mjs";
 
 const USAGE = `usage: node tools/mpvm/main.mjs [--heap BYTES] [--board FILE] [--workload FILE | --exec CODE]
-  --heap BYTES     initial MicroPython GC heap (default 1048576)
+  --heap BYTES     initial MicroPython GC heap, 16384 .. 2**30 (default 1048576)
   --exec CODE      run CODE on the VM instead of the firmware (lib/ and firmware/ importable)
   --board FILE     board profile, imported as board (default boards/host/board.py)
   --workload FILE  workload file (default firmware/workload.txt, the sample)
@@ -55,7 +55,8 @@ if (values.help) {
   process.exit(0);
 }
 const heap = Number(values.heap);
-if (!Number.isInteger(heap) || heap < 16384) fail(`--heap must be an integer >= 16384\n${USAGE}`, 2);
+// the VM's memory ends at 2 GiB: more wrapped round, or failed obscurely
+if (!Number.isInteger(heap) || heap < 16384 || heap > 2 ** 30) fail(`--heap must be an integer, 16384 .. 2**30\n${USAGE}`, 2);
 const board = path.resolve(values.board);
 const work = path.resolve(values.workload);
 for (const f of [board, work]) if (!fs.statSync(f, { throwIfNoEntry: false })?.isFile()) fail(`no such file: ${f}`, 2);
