@@ -4,6 +4,7 @@ try:
     import asyncio
 except ImportError:
     import uasyncio as asyncio  # MicroPython 1.13 .. 1.20 without the weak link
+from ticketq_deadline import Deadline
 from ticketq_wait import timeout
 
 try:
@@ -41,6 +42,8 @@ class AsyncTickets:
         # wake-up (CPython < 3.12, MicroPython), and the cancelled caller would then lose
         # the ticket this returned. Here the only await is on the waiter's own Event, whose
         # cancellation always propagates, and the pop below follows no await.
+        if not isinstance(deadline, Deadline):  # before anything is popped (ticketq_wait)
+            raise TypeError("deadline: a Deadline, as Deadline(2000)")
         q = self.q
         e = None
         t = None

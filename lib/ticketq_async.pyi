@@ -75,5 +75,6 @@ class AsyncTickets:
         a FakeClock the wait ends at the first check after the fake clock has passed it.
 
         Allocates (one Event per call, one alarm task per suspension): not for heap_lock.
-        Raises Timeout (a ``ticketq.QueueEmpty``), or CancelledError if cancelled.
+        Raises Timeout (a ``ticketq.QueueEmpty``), or CancelledError if cancelled;
+        TypeError, before anything is popped, when ``deadline`` is not a Deadline.
         """

@@ -1,7 +1,7 @@
 # ticketq_wait: a blocking pop bounded by a Deadline, for plain loops (no asyncio needed).
 # Full documentation is in ticketq_wait.pyi.
 from ticketq import QueueEmpty
-from ticketq_deadline import sleep_ms
+from ticketq_deadline import sleep_ms, Deadline
 
 
 class Timeout(QueueEmpty):
@@ -21,6 +21,10 @@ def timeout():
 
 
 def pop_until(q, deadline, sleep=None, poll_ms=10):
+    # pop_until(q, 2000), a timeout where the Deadline goes, is the natural slip: say so
+    # before anything happens (an int has no .clock, and a ticket would hide it).
+    if not isinstance(deadline, Deadline):
+        raise TypeError("deadline: a Deadline, as Deadline(2000)")
     if type(poll_ms) is not int or poll_ms < 1:  # 0 would spin for ever on a fake clock
         raise ValueError("poll_ms must be an int >= 1 (ms)")
     c = deadline.clock

@@ -63,7 +63,9 @@ def pop_until(q: TicketQueue, deadline: Deadline,
     poll_ms: the longest single sleep, an int >= 1 (ValueError otherwise): bounds how late
         a push is noticed.
 
-    Returns the job id (0 <= id < 2**30). Raises Timeout (a QueueEmpty). The pop is
+    Returns the job id (0 <= id < 2**30). Raises Timeout (a QueueEmpty); TypeError, with
+    the queue untouched, when ``deadline`` is not a Deadline (a timeout in ms is not one:
+    ``Deadline(2000)`` is). The pop is
     ``q.pop()``, so the queue's order, aging and trace apply. No allocation while a ticket
     is returned or the deadline passes under ``heap_lock`` (given a sleep function that
     allocates nothing). O(log n) for the pop, plus one loop per slice.

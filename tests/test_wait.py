@@ -111,3 +111,14 @@ def test_poll_ms_must_be_a_positive_int():
     for bad in (0, -5, 2.5):
         raises(ValueError, pop_until, q, Deadline(100, c), None, bad)
     assert c.sleeps == 0
+
+
+def test_the_deadline_must_be_a_deadline():
+    # pop_until(q, 2000) is the natural slip (a timeout where a Deadline goes): a clear
+    # TypeError, and the queue keeps its ticket.
+    q = TicketQueue(2)
+    q.push(3, HIGH)
+    for bad in (2000, None, 1.5):
+        e = raises(TypeError, pop_until, q, bad)
+        assert "Deadline" in str(e), str(e)
+    assert len(q) == 1 and q.peek() == 3

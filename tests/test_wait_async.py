@@ -46,6 +46,16 @@ def test_immediate_paths_do_not_suspend():
     assert a._w == []
 
 
+def test_the_deadline_must_be_a_deadline():
+    # A timeout where a Deadline goes is refused before anything happens: the ticket stays.
+    a = AsyncTickets(TicketQueue(2))
+    a.push(4, LOW)
+    for bad in (2000, None):
+        e = raises(TypeError, now, a.pop_until(bad))
+        assert "Deadline" in str(e), str(e)
+    assert len(a.q) == 1 and a._w == []
+
+
 async def later(ms, fn, *args):
     await sleep_ms(ms)
     fn(*args)

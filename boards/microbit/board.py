@@ -21,7 +21,7 @@
 # So the worker does not fit: 3.8 KB are free after the library and ticketq_deadline, and
 # even with compiling for free library + Deadline + worker + Worker(32) leave ~0.6 KB,
 # less than a REPL command and a session's job names need (docs/microbit.md).
-# ticketq_wait (+0.7 KB, pop_until) is on for the REPL, not imported by the worker;
+# ticketq_wait (+0.96 KB, pop_until) is on for the REPL, not imported by the worker;
 # ticketq_ticks (FakeClock: +0.7 KB) stays off; ticketq_lanes (fair lanes, 5.8 KB stripped) would need ~17 KB free to
 # compile, more than the whole heap, so it and its test modules (test_lanes*) stay off too;
 # firmware/shell.py and firmware/workload.py (REPL conveniences, sample workload) do not
