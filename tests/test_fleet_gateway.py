@@ -144,3 +144,56 @@ def test_fleetctl_reads_a_lane_queue():
     assert lines[len(JOBS)].startswith("<FleetLaneQueue ") and "lanes=4/16,3/16" in lines[len(JOBS)]
     assert "lanes: weights 2:1, queued (4, 3), held (4, 3)" in out.getvalue()
     q.destroy()
+
+
+def _cli(tool, args):
+    # tools/<tool> as a user runs it: exit status and stderr
+    import subprocess
+
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    p = subprocess.run([sys.executable, os.path.join(root, "tools", tool)] + args,
+                       capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stderr
+
+
+def test_fleet_tools_refuse_bad_arguments_as_usage_errors():
+    # Exit 2 and one line saying what is wrong, never a traceback, nothing leased.
+    if IS_MICROPYTHON:
+        skip("starts a redis-server (host only)")
+    srv = fleet_server.shared()
+    q, names = fill(srv)
+    cases = [
+        ("fleetctl.py", ["info", q.name, "--url", "notaurl"], "Redis URL"),
+        ("fleetctl.py", ["info", "a{b", "--url", srv.url], "name must be"),
+        ("fleetctl.py", ["dead", q.name, "--url", srv.url, "--count", "0"], "--count"),
+        ("gateway.py", ["--queue", q.name, "--local", "--url", "notaurl"], "Redis URL"),
+        ("gateway.py", ["--queue", "a{b", "--local", "--url", srv.url], "name must be"),
+        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--capacity", "0"], "--capacity"),
+        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--capacity", "-3"], "--capacity"),
+        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--max", "-1"], "--max"),
+        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--idle-ms", "-5"], "--idle-ms"),
+        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--timeout", "0"], "--timeout"),
+        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--kind", "bogus"], "--kind"),
+    ]
+    for tool, args, want in cases:
+        code, err = _cli(tool, args)
+        assert code == 2 and "Traceback" not in err and want in err, (tool, args, code, err[-1500:])
+    assert len(q) == len(JOBS) and q.info()["leased"] == 0
+
+
+def test_gateway_gives_back_the_leases_of_jobs_it_did_not_run():
+    # Stopping after --max jobs, the tickets still on the board go back to their places at
+    # once: they were held for the lease's whole 20 s, hidden from every other consumer.
+    if IS_MICROPYTHON:
+        skip("starts a redis-server (host only)")
+    srv = fleet_server.shared()
+    q, names = fill(srv)
+    import gateway
+
+    out = []
+    assert gateway.main(["--url", srv.url, "--queue", q.name, "--names", names, "--lease-ms", "20000",
+                         "--local", "--capacity", "8", "--max", "2"], out.append) == 0
+    assert [l.split()[0] for l in out if l.split()[0] in ("ack", "release")][:2] == ["ack", "release"]
+    assert q.info()["leased"] == 0 and len(q) == len(JOBS) - 1, (q.info(), out)
+    back = [l for l in out if l.endswith("(stopped: not run)")]
+    assert len(back) == len(JOBS) - 2, out

@@ -82,14 +82,19 @@ def main(argv=None):
         return 0
     if a.command != "install" and not a.queue:
         p.error("%s needs a queue name" % a.command)
+    if a.count < 1:
+        p.error("--count: at least 1")
     import redis
 
     try:
-        conn = connect(a.url)
+        try:
+            conn = connect(a.url)
+            q = None if a.command == "install" else open_queue(conn, a.queue, a.prefix)
+        except ValueError as e:  # a URL redis-py cannot read, a queue name or prefix with { }
+            p.error(str(e))
         if a.command == "install":
             print("loaded %s into %s" % (install(conn), a.url))
             return 0
-        q = open_queue(conn, a.queue, a.prefix)
         if a.command == "info":
             print(repr(q))
             if hasattr(q, "lanes"):

@@ -32,9 +32,10 @@ The queue may be a plain fleet queue or one with fair lanes (ticketq_fleetlanes)
 way the gateway takes tickets in the fleet's pop order (the lanes' rotation, for a lane
 queue) and the board's worker, which has no lanes, orders what it holds by class again.
 
-Stops after --max jobs ran, or after --idle-ms with nothing queued for it (default: never).
-Prints the board's run lines and, per job, what was done with its lease:
-    ack <fleet id> <name>   |   release <fleet id> <name> (failed: <Error>|refused: board full)
+Stops after --max jobs ran, or after --idle-ms with nothing queued for it (default: never),
+then releases the leases of the jobs still on the board (they go back to their places at
+once). Prints the board's run lines and, per job, what was done with its lease:
+    ack <fleet id> <name>   |   release <fleet id> <name> (failed: <Error>|refused: board full|stopped: not run)
 
 Exit: 0 stopped as asked; 1 a board or fleet error; 2 usage or setup.
 """
@@ -277,6 +278,14 @@ class Gateway:
             self.out("release %d %s (failed: %s)" % (i, name, result))
         return True
 
+    def give_back(self):
+        # Stopped as asked: the jobs still on the board will not run here, so their tickets
+        # go back to their places now, not when their leases run out.
+        for b, (token, i, name, _) in list(self.held.items()):
+            self.fleet.release(token)
+            del self.held[b]
+            self.out("release %d %s (stopped: not run)" % (i, name))
+
     def run(self, max_jobs=None, idle_ms=None):
         idle = Deadline(None)
         while max_jobs is None or self.ran < max_jobs:
@@ -348,13 +357,21 @@ def main(argv=None, out=print):
     a = p.parse_args(argv)
     if a.lease_ms < 1 or (a.window is not None and a.window < 1):
         p.error("--lease-ms and --window: at least 1")
+    if a.capacity is not None and a.capacity < 1:  # 0 was taken as "the default"
+        p.error("--capacity: at least 1")
+    if (a.max is not None and a.max < 0) or (a.idle_ms is not None and a.idle_ms < 0) or not a.timeout > 0:
+        p.error("--max and --idle-ms: at least 0; --timeout: more than 0 seconds")
+    import workload
+
+    if a.kind not in workload.KINDS:  # else the first ticket without a name stops the gateway
+        p.error("--kind %s: one of %s" % (a.kind, ", ".join(sorted(workload.KINDS))))
     closer = None
     try:
         import redis
 
         try:
             fleet = open_queue(redis.Redis.from_url(a.url), a.queue, a.prefix)
-        except (redis.RedisError, FleetError) as e:
+        except (redis.RedisError, FleetError, ValueError) as e:  # ValueError: the URL, a { } in a name
             raise Stop("fleet queue %s at %s: %s" % (a.queue, a.url, e), 2)
         board, closer = open_target(a, out)
         gw = Gateway(fleet, board, a.names, a.kind, a.lease_ms, a.window, out)
@@ -362,6 +379,7 @@ def main(argv=None, out=print):
             a.queue, a.url, " (lanes %s)" % ":".join(map(str, fleet.weights)) if hasattr(fleet, "lanes") else "",
             board.where, gw.window, a.lease_ms))
         gw.run(a.max, a.idle_ms)
+        gw.give_back()
         out("== %d jobs ran: %d acked, %d released (failed), %d refused by the board" % (
             gw.ran, gw.acked, gw.released, gw.refused))
         return 0
