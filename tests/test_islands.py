@@ -137,3 +137,30 @@ def test_committed_picture_is_current():
         skip("docs/islands.svg not generated yet (run tools/islands.py)")
     with open(path, encoding="utf-8") as f:
         assert f.read() == islands.svg(islands.run()), "stale: run tools/islands.py"
+
+
+def test_another_run_leaves_the_committed_picture_alone():
+    # Exploring with other settings (the help invites it) drew over docs/islands.svg, and then
+    # ./tools/test failed with "stale". Only the default run draws there; others go to
+    # build/, and a picture that cannot be written is an error, not a traceback.
+    islands = _tools()
+    import contextlib
+    import io
+    import os
+
+    committed = os.path.join(islands.REPO, "docs", "islands.svg")
+    with open(committed, encoding="utf-8") as f:
+        before = f.read()
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert islands.main(["--no-vm"] + ['--seed', '2']) == 0
+    with open(committed, encoding="utf-8") as f:
+        assert f.read() == before
+    out = os.path.join(islands.REPO, "build", "islands.svg")
+    assert "picture: %s" % os.path.relpath(out) in buf.getvalue(), buf.getvalue()
+    with open(out, encoding="utf-8") as f:
+        assert f.read() != before
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        assert islands.main(["--no-vm", "--svg", islands.REPO]) == 1  # a folder
+    assert "cannot write the picture" in err.getvalue(), err.getvalue()

@@ -16,9 +16,11 @@ jitter; each island hears its own jobs first). A constant skew cancels between t
 of one island, and drift only rescales them: with --delay-ms 0 --jitter-ms 0 the textbook
 islands agree whatever the skew. Skew matters once stamps from different clocks meet.
 
-Prints a summary and writes a picture of the drain (docs/islands.svg). The replay itself
-is tools/islands_replay.py, shared with the VM. Exit status: 0 when the ticketq islands
-agree (and the VM agrees with CPython, when it ran), 1 otherwise, 2 for bad arguments.
+Prints a summary and writes a picture of the drain (docs/islands.svg for the default run,
+build/islands.svg for any other, or --svg PATH). The replay itself is
+tools/islands_replay.py, shared with the VM. Exit status: 0 when the ticketq islands agree
+(and the VM agrees with CPython, when it ran), 1 otherwise (or the picture could not be
+written), 2 for bad arguments.
 
   tools/islands.py                                   # the default run, writes docs/islands.svg
   tools/islands.py --skew-ms 0,0.4,3 --drift-ppm 0,100,-100 --seed 7 --no-svg
@@ -322,8 +324,9 @@ def main(argv=None):
                     help="base link delay; links get delay..3*delay ms (default 2)")
     ap.add_argument("--jitter-ms", type=float, default=3.0,
                     help="extra delay per message, 0..jitter ms (default 3)")
-    ap.add_argument("--svg", default=os.path.join(REPO, "docs", "islands.svg"), metavar="PATH",
-                    help="picture to write (default docs/islands.svg)")
+    ap.add_argument("--svg", metavar="PATH",
+                    help="picture to write (default docs/islands.svg for the default run, "
+                         "build/islands.svg for any other)")
     ap.add_argument("--no-svg", action="store_true", help="write no picture")
     ap.add_argument("--show", type=int, default=40, help="pops drawn per row (default 40)")
     vm = ap.add_mutually_exclusive_group()
@@ -362,7 +365,7 @@ def main(argv=None):
 
     ok = vm_stage(args, r["cfg"], run_vm, judge) and ok
     if not args.no_svg:
-        write_picture(args.svg, svg(r, args.show))
+        ok = write_picture(picture_path(ap, args, "islands.svg"), svg(r, args.show)) and ok
     return 0 if ok else 1
 
 
@@ -383,11 +386,26 @@ def vm_stage(args, cfg, run_vm, judge):
     return judge(m)
 
 
+def picture_path(ap, args, name):
+    # --svg, else docs/NAME for the default run (the picture the docs show, which a test
+    # keeps current) and build/NAME for any other, so exploring never redraws a committed file.
+    if args.svg:
+        return args.svg
+    shown = ("svg", "no_svg", "vm", "no_vm")
+    default = all(v == ap.get_default(k) for k, v in vars(args).items() if k not in shown)
+    return os.path.join(REPO, "docs" if default else "build", name)
+
+
 def write_picture(path, text):
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    try:
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        print("cannot write the picture %s: %s" % (path, e.strerror or e), file=sys.stderr)
+        return False
     print("picture: %s" % os.path.relpath(path))
+    return True
 
 
 if __name__ == "__main__":

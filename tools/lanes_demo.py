@@ -13,9 +13,10 @@ with the MicroPython VM):
 
 Prints each source's pushes, refusals and waits (in pops, from push to pop) for both queues,
 replays the same on the MicroPython VM and checks it gets the same waits and digests, and
-writes a picture of every job's wait (docs/lanes.svg). Exit status: 0 when the quiet
-source's worst wait with lanes is within the guarantee (docs/lanes.md) and the VM agrees
-(when it ran), 1 otherwise, 2 for bad arguments.
+writes a picture of every job's wait (docs/lanes.svg for the default run, build/lanes.svg
+for any other, or --svg PATH). Exit status: 0 when the quiet source's worst wait with lanes
+is within the guarantee (docs/lanes.md) and the VM agrees (when it ran), 1 otherwise (or
+the picture could not be written), 2 for bad arguments.
 
   tools/lanes_demo.py                     # the default run, writes docs/lanes.svg
   tools/lanes_demo.py --seed 7 --burst 60 --no-svg
@@ -227,8 +228,9 @@ def main(argv=None):
     ap.add_argument("--chatty-cap", type=int, default=d["chatty_cap"],
                     help="the chatty lane's bound in the LaneQueue; the quiet lane gets the "
                          "rest of the capacity (24)")
-    ap.add_argument("--svg", default=os.path.join(REPO, "docs", "lanes.svg"), metavar="PATH",
-                    help="picture to write (default docs/lanes.svg)")
+    ap.add_argument("--svg", metavar="PATH",
+                    help="picture to write (default docs/lanes.svg for the default run, "
+                         "build/lanes.svg for any other)")
     ap.add_argument("--no-svg", action="store_true", help="write no picture")
     vm = ap.add_mutually_exclusive_group()
     vm.add_argument("--vm", action="store_true",
@@ -255,7 +257,7 @@ def main(argv=None):
 
     ok = islands.vm_stage(args, r["cfg"], run_vm, judge) and ok
     if not args.no_svg:
-        islands.write_picture(args.svg, svg(r))
+        ok = islands.write_picture(islands.picture_path(ap, args, "lanes.svg"), svg(r)) and ok
     return 0 if ok else 1
 
 
