@@ -95,3 +95,35 @@ def test_mpremote_mip_install_over_http(tmp_path=None):
         srv.shutdown()
         srv.server_close()
     _check_installed(root, exe, home, lib)
+
+
+def test_the_stand_in_board_says_when_a_soft_reset_ended_it(tmp_path=None):
+    # mpremote without `resume` soft-resets, which ends the unix port: `tools/mpunix.py
+    # --serve` then served a dead interpreter, silently, until Ctrl-C. It says so and exits 1.
+    root, mpunix, exe = _setup()
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    home = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+    srv = subprocess.Popen([sys.executable, os.path.join(root, "tools", "mpunix.py"), "--serve", "--home", home],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = None
+        while url is None:
+            line = srv.stdout.readline()
+            assert line, srv.stderr.read()  # it ended before serving
+            url = ([w for w in line.split() if w.startswith("socket://")] or [None])[0]
+        p = subprocess.run([sys.executable, "-m", "mpremote", "connect", url, "resume", "exec", "print(6*7)"],
+                           capture_output=True, text=True, timeout=60)
+        assert p.stdout.strip() == "42", p.stdout + p.stderr  # resume: it stays up
+        subprocess.run([sys.executable, "-m", "mpremote", "connect", url, "exec", "print(1)"],
+                       capture_output=True, text=True, timeout=60)
+        assert srv.wait(30) == 1
+        err = srv.stderr.read()
+        assert "soft reset" in err and "resume" in err, err
+    finally:
+        if srv.poll() is None:
+            srv.kill()
+            srv.wait()

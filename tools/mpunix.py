@@ -8,7 +8,8 @@
     python3 tools/mpunix.py --bytecode ...        # ticketq's bytecode path forced (the
                                                   # default there is the viper one)
     python3 tools/mpunix.py --serve [--home DIR]  # its REPL as a board for mpremote, at
-                                                  # socket://127.0.0.1:PORT (until Ctrl-C)
+                                                  # socket://127.0.0.1:PORT (until Ctrl-C, or
+                                                  # a soft reset ends it: use `resume`)
 
 The interpreter is, in this order: $MICROPYTHON, `micropython` on PATH, or
 `../shared/micropython/micropython` beside this repository (a 32-bit build, v1.29-preview:
@@ -71,13 +72,15 @@ def run(modules, timeout=300, paths=(), exe=None, bytecode=False):
 
 
 @contextlib.contextmanager
-def board(home, exe=None):
+def board(home, exe=None, ended=None):
     """The unix port's REPL as a stand-in board for mpremote (raw REPL, a filesystem with
     folders, os.stat: what `mpremote fs` and `mpremote mip install` need): the interpreter
     runs on a pseudo-terminal, and every byte is passed as it is between that terminal and
     one client at a time on a loopback TCP port. Yields the mpremote connect string,
     "socket://127.0.0.1:PORT". HOME is `home`, so its sys.path's lib folder (what `mip
-    install` picks) is home/.micropython/lib. The interpreter is killed on exit."""
+    install` picks) is home/.micropython/lib. The interpreter is killed on exit. A soft
+    reset (ctrl-D in the raw REPL: mpremote without `resume`) ends the unix port, where a
+    board restarts; then `ended` (a threading.Event), if given, is set."""
     import pty
     import select
     import socket
@@ -122,6 +125,8 @@ def board(home, exe=None):
                         conn = None
             except OSError:
                 if proc.poll() is not None:
+                    if ended is not None:
+                        ended.set()
                     break
                 if conn:
                     conn.close()
@@ -170,15 +175,19 @@ def main(argv=None):
     if a.where:
         return 0
     if a.serve:
-        import time
+        import threading
 
-        with board(a.home, exe) as url:
+        ended = threading.Event()
+        with board(a.home, exe, ended) as url:
             print("mpremote connect %s resume ...   (Ctrl-C stops it)" % url, flush=True)
             try:
-                while True:
-                    time.sleep(1)
+                while not ended.wait(1):
+                    pass
             except KeyboardInterrupt:
                 return 0
+        print("mpunix: the unix port ended: a soft reset ends it (mpremote without `resume`, "
+              "or ctrl-D); connect with `resume`", file=sys.stderr)
+        return 1
     mods = a.modules or sorted(f[:-3] for f in os.listdir(TESTS)
                                if f.startswith("test_") and f.endswith(".py"))
     return run(mods, a.timeout, a.path, exe, a.bytecode)
