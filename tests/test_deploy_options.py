@@ -71,3 +71,25 @@ def test_the_microbit_gets_the_library_without_its_version_line():
         assert "class TicketQueue" in text
     board = [i for i in deploy.plan(deploy.read_profile("microbit")) if i.name == "board.py"][0]
     assert "DROP" not in deploy.payload(board).decode()
+
+
+def test_bad_options_are_usage_errors_before_any_board_is_reached(tmp_path=None):
+    # A missing --add file was exit 1 ("the board failed"), and only after the emulator had
+    # started and the board had been reached; --retries -1 and --timeout -5 were taken.
+    deploy = _deploy()
+    import subprocess
+    import sys
+    import tempfile
+
+    d = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+    open(os.path.join(d, "ticketq.py"), "w").close()
+    for args, want in ((["--add", "nope.py"], "--add nope.py: no such file"),
+                       (["--add", "ticketq.py"], "both land as ticketq.py"),
+                       (["--retries", "-1"], "--retries"),
+                       (["--timeout", "-5"], "--timeout"),
+                       (["--timeout", "nan"], "--timeout")):
+        for target in (["--connect", os.path.join(d, "no-such-tty")], ["--list"]):
+            p = subprocess.run([sys.executable, os.path.join(deploy.ROOT, "tools", "deploy.py"), "microbit"] + args + target,
+                               capture_output=True, text=True, cwd=d, timeout=60)
+            assert p.returncode == 2 and want in p.stderr and "Traceback" not in p.stderr, (args, target, p.returncode, p.stderr)
+            assert "cannot reach" not in p.stderr and p.stdout == "", (args, p.stdout, p.stderr)

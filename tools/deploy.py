@@ -803,8 +803,12 @@ def main(argv=None):
     board = args.board or args.emulate
     if not board:
         p.error("give a board profile (or --emulate)")
+    if args.retries < 0 or not args.timeout > 0:
+        p.error("--retries: at least 0; --timeout: more than 0 seconds")
     try:
         prof = read_profile(board)
+        # the files to add, and name clashes, before any board is reached (a usage error)
+        plan(prof, mpy=bool(prof.get("MPY")), lib_only=args.lib_only, add=args.add)
     except DeployError as e:  # a usage error, as tools/run and devtest report it: exit 2
         p.error(str(e))
     try:
