@@ -152,3 +152,22 @@ def test_quoted_stripped_sizes_are_the_files():
             assert int(need) == round(3 * size), (page, mod, need, size)
             seen += 1
     assert seen >= 2, seen
+
+
+def test_microbit_boot_output_is_the_examples():
+    # docs/microbit.md shows what examples/microbit prints at boot: the same lines as the
+    # application prints on CPython (tests/test_microbit_boot.py checks the board prints
+    # them too), and the heap figure, which shifts with any change, marked as measured once.
+    _host()
+    import tempfile
+
+    from test_microbit_boot import _on_cpython
+
+    text = _read(os.path.join("docs", "microbit.md"))
+    block = re.findall(r"\n```\n(-- main\.py at boot:\n.*?)```", text, re.S)
+    assert len(block) == 1, block
+    lines = block[0].splitlines()
+    assert lines[1:-1] == _on_cpython(tempfile.mkdtemp()), lines
+    assert re.match(r"-- heap free after it: \d+ B$", lines[-1]), lines[-1]
+    after = text.split(block[0], 1)[1].split("\n\n", 2)[1]
+    assert "measured once" in after, after
