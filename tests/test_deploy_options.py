@@ -93,3 +93,18 @@ def test_bad_options_are_usage_errors_before_any_board_is_reached(tmp_path=None)
                                capture_output=True, text=True, cwd=d, timeout=60)
             assert p.returncode == 2 and want in p.stderr and "Traceback" not in p.stderr, (args, target, p.returncode, p.stderr)
             assert "cannot reach" not in p.stderr and p.stdout == "", (args, p.stdout, p.stderr)
+
+
+def test_a_file_that_is_not_a_profile_is_named_not_a_traceback(tmp_path=None):
+    # --board PATH took any file: a text file or a binary one ended in a SyntaxError or
+    # UnicodeDecodeError traceback from tools/run, deploy.py and devtest.py.
+    deploy = _deploy()
+    import tempfile
+
+    d = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+    for data in (b"root:x:0:0:root:/root:/bin/bash\n", b"\x7fELF\x01\xff\xfe\x00"):
+        path = os.path.join(d, "board.py")
+        with open(path, "wb") as f:
+            f.write(data)
+        e = raises(deploy.DeployError, deploy.read_profile, path)
+        assert "not a board profile" in str(e) and path in str(e), str(e)

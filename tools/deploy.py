@@ -93,8 +93,11 @@ def read_profile(board):
     """The constants of a board profile, read with ast (top-level NAME = literal only):
     a dict with "_path" added. FILES and NAME are required."""
     path = profile_path(board)
-    with open(path, encoding="utf-8") as f:
-        tree = ast.parse(f.read(), path)
+    try:
+        with open(path, encoding="utf-8") as f:
+            tree = ast.parse(f.read(), path)
+    except (SyntaxError, ValueError) as e:  # ValueError: not UTF-8, or a NUL byte
+        raise DeployError("%s: not a board profile (%s)" % (path, e))
     prof = {}
     for node in tree.body:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
