@@ -37,6 +37,8 @@ def job_class(cls):
 
 def job_kind(name, kinds):
     # A job's kind, its name up to the first "-", which must be one of `kinds`.
+    if type(name) is not str:
+        raise TypeError("job name: a str, as 'sync-3'")
     kind = name.split("-")[0]
     if kind not in kinds:
         raise ValueError("job %s: no job kind %r (%s)" % (name, kind, ", ".join(sorted(kinds))))

@@ -56,7 +56,8 @@ class Shell(Worker):
                fn: Optional[Callable[[str], object]] = None) -> Optional[int]:
         """Worker.submit, where ``cls`` may be a class name (``"HIGH"``) and ``fn`` defaults
         to ``kinds[kind of name]``. ValueError for an unknown class name (``job_class``) or,
-        without ``fn``, an unknown kind (``job_kind``), nothing submitted. On backpressure
+        without ``fn``, an unknown kind (``job_kind``; TypeError for a name that is not a
+        str), nothing submitted. On backpressure
         also prints ``full <name> <CLASS>`` through ``echo`` and returns None."""
 
     def cancel(self, job: Union[int, str]) -> bool:
@@ -91,7 +92,8 @@ def job_class(cls: Union[int, str]) -> int:
 
 def job_kind(name: str, kinds: Iterable[str]) -> str:
     """A job's kind, its name up to the first ``-`` (``"handoff-7"`` -> ``"handoff"``).
-    ValueError ``job NAME: no job kind 'K' (the kinds)`` when it is not one of ``kinds``."""
+    ValueError ``job NAME: no job kind 'K' (the kinds)`` when it is not one of ``kinds``;
+    TypeError when ``name`` is not a str."""
 
 
 def boot(capacity: Optional[int] = None, aging: int = 0,

@@ -56,6 +56,18 @@ def test_cancel_by_id_and_by_name():
     assert w.stats[8 + LOW] == 2 and w.stats[NORMAL] == 1
 
 
+def test_a_name_that_is_not_a_str_is_a_type_error():
+    # w.submit(5, "HIGH") at the REPL (an id where the name goes) raised AttributeError
+    # ('int' object has no attribute 'split'); nothing is submitted.
+    w = Shell(4, out=None)
+    w.kinds = {"sync": nop}
+    for bad in (5, None):
+        e = raises(TypeError, w.submit, bad, "HIGH")
+        assert "name" in str(e), str(e)
+    assert len(w.q) == 0 and queued(w) == []
+    assert w.submit("sync-1", "HIGH") == 1
+
+
 def test_cancel_by_name_takes_the_oldest_whatever_its_id():
     out = []
     w = Shell(4, out=out.append)
