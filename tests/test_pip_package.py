@@ -82,3 +82,20 @@ def test_pip_package_installs_the_modules_with_their_stubs(tmp_path=None):
     errors = [d for d in out["generalDiagnostics"] if d["severity"] == "error"]
     assert len(errors) == 1 and errors[0]["range"]["start"]["line"] == 2, out["generalDiagnostics"]
     assert "job_id" in errors[0]["message"] and '"int"' in errors[0]["message"], errors[0]["message"]
+
+
+def test_stubdocs_help_is_help_not_a_folder(tmp_path=None):
+    # `tools/stubdocs.py --help` wrote the merged copies of lib/ into a folder named --help.
+    if IS_MICROPYTHON:
+        skip("runs tools/stubdocs.py on CPython")
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    d = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+    tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "stubdocs.py")
+    p = subprocess.run([sys.executable, tool, "--help"], cwd=d, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "OUTDIR" in p.stdout and os.listdir(d) == [], (p.stdout, os.listdir(d))
+    p = subprocess.run([sys.executable, tool, "out"], cwd=d, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "ticketq.py" in os.listdir(os.path.join(d, "out")), p.stderr

@@ -136,13 +136,16 @@ def merged_lib(lib=LIB):
 
 
 def main(argv=None):
-    argv = sys.argv[1:] if argv is None else argv
-    if len(argv) != 1:
-        print("usage: stubdocs.py OUTDIR", file=sys.stderr)
-        return 2
-    os.makedirs(argv[0], exist_ok=True)
+    import argparse
+
+    p = argparse.ArgumentParser(prog="tools/stubdocs.py",
+                                description="Write copies of lib/*.py with the stubs' docstrings inserted "
+                                            "(the pip package's modules) into OUTDIR.")
+    p.add_argument("outdir", metavar="OUTDIR")
+    out = p.parse_args(argv).outdir
+    os.makedirs(out, exist_ok=True)
     for name, text in merged_lib().items():
-        with open(os.path.join(argv[0], name), "w", encoding="utf-8") as f:
+        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
             f.write(text)
     return 0
 
