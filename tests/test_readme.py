@@ -196,3 +196,20 @@ def test_layout_and_changelog_name_every_module_and_tool():
     assert not missing, "docs/boards.md's layout does not name %s" % sorted(missing)
     unnamed = [m for m in mods if m not in changes and m not in ("ticketq_heap", "ticketq_base", "ticketq_softticks")]
     assert not unnamed, "CHANGELOG.md does not name %s" % sorted(unnamed)
+
+
+def test_readme_lanes_figures_are_the_demonstrations():
+    # README quotes tools/lanes_demo.py's default run in prose: the same figures as its summary.
+    _host()
+    import sys
+
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    import lanes_demo
+
+    text = " ".join(_read("README.md").split())
+    got = re.search(r"quiet one waits up to (\d+) pops and loses (\d+) of (\d+) pushes; with 1:1 lanes at most (\d+) pop", text)
+    assert got, "README's lanes figures not found"
+    summary = " ".join(" ".join(lanes_demo.summary(lanes_demo.run())).split())
+    want = re.search(r"strict FIFO: the quiet source waits up to (\d+) pops .*?, and (\d+) of its (\d+) pushes are "
+                     r"refused.*lanes: the quiet source waits at most (\d+) pop", summary)
+    assert want and got.groups() == want.groups(), (got.groups(), want and want.groups())
