@@ -471,7 +471,11 @@ class Board:
         """Soft reset into the raw REPL: a fresh heap (and heap_lock undone)."""
         self.t.enter_raw_repl(soft_reset=True, timeout_overall=self.timeout)
 
-    def boot(self, quiet=5.0, timeout=120.0):
+    # The emulated micro:bit was seen to stall ~6 s inside sleep() when the host is loaded
+    # (3 boots in 9): a quiet spell shorter than that cut the example's last line off.
+    BOOT_QUIET = 20.0
+
+    def boot(self, quiet=BOOT_QUIET, timeout=120.0):
         """Soft-reset the board from its friendly REPL, as pressing reset does: main.py runs
         (a soft reset in the raw REPL skips it). Returns what the board printed until its
         REPL prompt came back, or until it said nothing for `quiet` seconds (a main.py that
@@ -642,7 +646,7 @@ def _show(v):
     return "(%d B, %s)" % (v[0], v[1].hex()[:12] if isinstance(v[1], bytes) else "adler %04x%04x" % (v[2], v[1])) if len(v) >= 2 else repr(v)
 
 
-def boot_report(board, quiet=5.0):
+def boot_report(board, quiet=Board.BOOT_QUIET):
     """(what main.py printed at a soft reset, the heap free after it, from the raw REPL
     with the application's objects still there; "?" when that command cannot be parsed)."""
     out = board.boot(quiet)
