@@ -115,8 +115,13 @@ class TicketQueue(QueueBase):
 # The hot path: viper where the port compiles it (ticketq_viper), this bytecode class where
 # it does not. PATH says which ("viper" or "bytecode"). To force the bytecode path, block
 # the module before the first import: sys.modules["ticketq_viper"] = None.
+# Any failure to load it keeps the bytecode path, not only ImportError (no module: the
+# micro:bit, CPython): SyntaxError or NotImplementedError (no emitter: the VM), ValueError
+# (a corrupt or foreign .mpy), MemoryError (compiling it). PATH is set only once the class
+# is bound, so it always names the class that runs.
 PATH = "bytecode"
 try:
-    from ticketq_viper import TicketQueue, PATH
-except (ImportError, SyntaxError):  # no module (micro:bit), no emitter (the VM), CPython
+    from ticketq_viper import TicketQueue
+    PATH = "viper"
+except Exception:
     pass
