@@ -22,7 +22,7 @@
 # even with compiling for free library + Deadline + worker + Worker(32) leave ~0.6 KB,
 # less than a REPL command and a session's job names need (docs/microbit.md).
 # ticketq_wait (+0.96 KB, pop_until) is on for the REPL, not imported by the worker;
-# ticketq_ticks (FakeClock: +0.7 KB) stays off; ticketq_lanes (fair lanes, 6.4 KB stripped) would need ~19 KB free to
+# ticketq_ticks (FakeClock: +0.7 KB) stays off; ticketq_lanes (fair lanes, 6.5 KB stripped) would need ~20 KB free to
 # compile, more than the whole heap, so it and its test modules (test_lanes*) stay off too;
 # firmware/shell.py and firmware/workload.py (REPL conveniences, sample workload) do not
 # fit either.
