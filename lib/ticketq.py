@@ -117,11 +117,10 @@ class TicketQueue(QueueBase):
 # the module before the first import: sys.modules["ticketq_viper"] = None.
 # Any failure to load it keeps the bytecode path, not only ImportError (no module: the
 # micro:bit, CPython): SyntaxError or NotImplementedError (no emitter: the VM), ValueError
-# (a corrupt or foreign .mpy), MemoryError (compiling it). PATH is set only once the class
-# is bound, so it always names the class that runs.
+# (a corrupt or foreign .mpy), MemoryError (compiling it). (PATH comes from the module, not
+# from a `PATH = "viper"` line here: that one costs the micro:bit's `import ticketq` 96 B.)
 PATH = "bytecode"
 try:
-    from ticketq_viper import TicketQueue
-    PATH = "viper"
+    from ticketq_viper import TicketQueue, PATH
 except Exception:
     pass
