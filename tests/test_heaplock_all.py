@@ -1,4 +1,4 @@
-# No allocation in push, pop, peek, remove, len, full and bool, on every queue class and both
+# No allocation in push, pop, peek, remove, len, full, bool and clear, on every queue class and both
 # hot paths, proved inside micropython.heap_lock(): the bytecode TicketQueue, the viper one
 # where the port compiles it, and LaneQueue (one lane and three, lane_len and last_lane
 # too), each with aging off and no trace (the viper pop's fast path, which test_heaplock.py,
@@ -56,6 +56,8 @@ def churn(q, r, steps, c, lanes):
                 c[2] += q.remove(r.next(40))
             elif op < 18:
                 c[3] += q.peek() >= 0
+            elif op == 19 and r.next(8) == 0:
+                q.clear()  # ticketq.pyi: O(1), no allocation (LaneQueue: O(lanes))
             else:
                 c[3] += len(q) >= 0 and (bool(q) or not q.full()) and q.digest >= 0
                 if lanes:
