@@ -37,7 +37,9 @@ Hot paths (``PATH``): on ports with MicroPython's native emitter (rp2, esp32, st
 unix port) ``TicketQueue`` is the viper class of ``ticketq_viper`` (push, pop, peek and
 len as ``@micropython.viper`` code, ~10x the bytecode speed, docs/speed.md); elsewhere
 (the WebAssembly VM, the micro:bit, CPython, and a 64-bit unix port) it is the bytecode
-class. Both keep this contract exactly: same results, digest, errors, renumbering and
+class, as it is wherever ``ticketq_viper`` fails to load for any reason (an exception of
+any kind while importing it: no emitter, a corrupt or foreign ``.mpy``, MemoryError).
+``ticketq_lanes.LaneQueue`` stands on the bytecode class on every path. Both keep this contract exactly: same results, digest, errors, renumbering and
 aging, no allocation. To force the bytecode path (tests, benchmarks), block the viper
 module before the first ``import ticketq``: ``sys.modules["ticketq_viper"] = None``.
 
