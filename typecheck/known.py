@@ -38,7 +38,7 @@
      "file": "lib/ticketq.py", "rule": "reportAssignmentType",
      "line": "from ticketq_viper import TicketQueue, PATH",
      "why": "ticketq_viper.TicketQueue subclasses this TicketQueue with the same API (the "
-            "stub's); the import is guarded by try/except ImportError, SyntaxError"},
+            "stub's); the import is guarded by try/except Exception"},
     # --- lib/ticketq_async.py: asyncio or uasyncio, sleep_ms or CPython's sleep
     {"kind": "fp", "targets": "*",
      "file": "lib/ticketq_async.py", "rule": "reportAssignmentType",
