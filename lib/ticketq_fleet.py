@@ -18,6 +18,7 @@
 from ticketq_heap import _int
 from ticketq_base import QueueFull, QueueEmpty
 from ticketq_wait import timeout
+from ticketq_deadline import Deadline
 
 VERSION = 1  # of the server library (ticketq_1) and the key layout it reads
 _MASK = 0x3FFFFFFF
@@ -169,6 +170,10 @@ class FleetQueue:
         # Blocks in the server (BLPOP on the wake key), never in a loop of polls: each
         # wait is recomputed from deadline.remaining(), cut to the next lease expiry (a
         # ticket comes back then) and to slice_ms (shorter than the socket timeout).
+        # pop_until(2000), a timeout where the Deadline goes, is refused before the first
+        # pop is sent (that pop would take, and maybe lease, a ticket).
+        if not isinstance(deadline, Deadline):
+            raise TypeError("deadline: a Deadline, as Deadline(2000)")
         _int(lease_ms, 0, _MASK, "lease_ms")
         while 1:
             r = self._pop(int(lease_ms))
@@ -218,9 +223,11 @@ class FleetQueue:
     # ---- leases
 
     def _token(self, token):
+        if not isinstance(token, (bytes, str)):
+            raise TypeError("lease token must be str or bytes (what pop(lease_ms) left in last_lease)")
         t = _text(token)
         k = self._COLON
-        if type(t) is not str or len(t) < k + 2 or t[k] != ":":
+        if len(t) < k + 2 or t[k] != ":":
             raise ValueError("lease token: what pop(lease_ms) left in last_lease")
         return token
 

@@ -137,7 +137,9 @@ class FleetQueue:
         """pop, waiting for a ticket until ``deadline`` (a ticketq_ticks.Deadline) passes:
         in the server (BLPOP on the wake key; a push or an expiring lease wakes it), each wait
         recomputed from deadline.remaining() and cut to the next lease expiry and to
-        slice_ms; no polling. Raises ticketq_wait.Timeout (a QueueEmpty) at the deadline."""
+        slice_ms; no polling. Raises ticketq_wait.Timeout (a QueueEmpty) at the deadline.
+        A deadline that is not a Deadline (``pop_until(2000)``, ``None``): TypeError before
+        anything is sent, so no ticket is popped or leased."""
 
     def peek(self) -> int:
         """Job id of the next ticket, not removed. QueueEmpty. O(1)."""
@@ -163,7 +165,8 @@ class FleetQueue:
 
     def ack(self, token: Token) -> bool:
         """The leased job is done: True; False if the lease is no longer held (it ran out:
-        the ticket is queued again or leased to another consumer, so the job runs again)."""
+        the ticket is queued again or leased to another consumer, so the job runs again).
+        A token that is not str or bytes: TypeError; not a token: ValueError (nothing sent)."""
 
     def release(self, token: Token) -> int:
         """The leased job was not done: 1 back to its place at once, 2 dead-lettered (it has

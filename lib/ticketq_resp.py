@@ -29,6 +29,15 @@ def _enc(v):
     raise TypeError("command arguments: bytes, str or int")
 
 
+def _num(s, lo, hi, what):
+    # A URL's port or db: digits only (int() would take " 7", "+7", "7_0"), in range.
+    if s and not [c for c in s if c not in "0123456789"]:
+        n = int(s)
+        if lo <= n <= hi:
+            return n
+    raise ValueError("%s must be %d..%d, not %r" % (what, lo, hi, s))
+
+
 class Redis:
     def __init__(self, host="127.0.0.1", port=6379, timeout=10, password=None, db=0):
         self.host = host
@@ -53,11 +62,11 @@ class Redis:
         db = 0
         if "/" in rest:
             rest, d = rest.split("/", 1)
-            db = int(d or 0)
+            db = _num(d or "0", 0, 0x3FFFFFFF, "url: db")
         port = 6379
         if ":" in rest:
             rest, p = rest.rsplit(":", 1)
-            port = int(p)
+            port = _num(p, 1, 65535, "url: port")
         return cls(rest or "127.0.0.1", port, timeout, password, db)
 
     def connect(self):
@@ -113,10 +122,12 @@ class Redis:
             return self._reply()
         except RespError:
             raise
-        except Exception as e:
+        except BaseException as e:
             # A half-read reply leaves the stream out of step: start again on a new socket.
+            # KeyboardInterrupt too (Ctrl-C while waiting): the reply is still on its way,
+            # and the next command would read it as its own.
             self.close()
-            if isinstance(e, OSError):
+            if isinstance(e, (OSError, KeyboardInterrupt)) or not isinstance(e, Exception):
                 raise
             raise OSError("redis connection: %r" % (e,))
 

@@ -38,7 +38,8 @@ class Redis:
 
     @classmethod
     def from_url(cls, url: str, timeout: float = 10) -> "Redis":
-        """``redis://[[user]:password@]host[:port][/db]`` (ValueError for another scheme)."""
+        """``redis://[[user]:password@]host[:port][/db]``: ValueError for another scheme, or
+        naming a port (1..65535) or db that is not a number in range."""
 
     def connect(self) -> None:
         """(Re)connect now: AUTH and SELECT as configured. OSError if it cannot."""
@@ -49,4 +50,6 @@ class Redis:
     def execute_command(self, *args: Union[bytes, str, int]) -> Any:
         """Send one command (arguments: bytes, str or int, not bool) and return its reply.
         RespError for an error reply, OSError for a network failure (connection closed),
-        TypeError for an argument of another type (nothing sent)."""
+        TypeError for an argument of another type (nothing sent). Interrupted while waiting
+        for the reply (KeyboardInterrupt), it closes the connection before the exception goes
+        on, so the next command cannot read the interrupted one's reply as its own."""
