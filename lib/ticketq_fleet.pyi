@@ -30,7 +30,9 @@ Clients: any object with redis-py's ``execute_command(*args)``: a ``redis.Redis`
 (bytes replies, i.e. ``decode_responses`` either way), or ``ticketq_resp.Redis`` on a board
 with sockets (esp32, Pico W, the unix port). Each mutating call carries (client number, call
 number); the server replays its last reply to a call sent again, so retries after a dropped
-connection (this module's, redis-py's own) never push or pop twice. Not for the micro:bit
+connection (this module's, redis-py's own) never push or pop twice. Threads may share one
+FleetQueue (one call in flight at a time, by a lock); after os.fork the child takes a new
+client number on its first call. Not for the micro:bit
 (no sockets, no RAM): boards without a network get tickets through tools/gateway.py.
 
 Fair lanes (per-source FIFO lanes in each class, a weighted rotation, LaneQueue's rule) are
@@ -54,8 +56,9 @@ class FleetError(Exception):
     (or only another version), the queue has another layout version (TQLAYOUT), does not
     exist (TQNOQUEUE), exists with other settings (TQCONFIG), a key of it holds another
     type (TQTYPE, WRONGTYPE: something else writes there), is the other kind (TQKIND: a
-    FleetQueue opened a lane queue, or a FleetLaneQueue a plain one), or its 2**62 push
-    counters are spent (TQEXHAUSTED). Nothing changed in the queue."""
+    FleetQueue opened a lane queue, or a FleetLaneQueue a plain one), its 2**62 push
+    counters are spent (TQEXHAUSTED), or it was deleted and made again since this object
+    opened it (TQSTALE: open it again). Nothing changed in the queue."""
 
 
 Token = Union[bytes, str]
@@ -149,7 +152,8 @@ class FleetQueue:
         none. TypeError/ValueError as TicketQueue.remove. O(log n) (an index by id)."""
 
     def full(self) -> bool:
-        """True when queued + leased tickets reach the capacity: a push raises QueueFull."""
+        """True when queued + leased tickets reach the capacity: a push raises QueueFull.
+        Asks the server (its capacity too: ``capacity`` is what open found)."""
 
     def clear(self) -> None:
         """Drop every queued and leased ticket; reset the digest and the aging count. The

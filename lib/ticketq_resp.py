@@ -15,6 +15,16 @@ except ImportError:  # MicroPython before 1.19 names it usocket
     import usocket as socket
 
 
+try:  # one command in flight per connection, whichever thread sends it
+    from _thread import allocate_lock
+except ImportError:  # a MicroPython without threads
+    allocate_lock = None
+try:
+    from os import getpid
+except ImportError:  # MicroPython: no fork either
+    getpid = None
+
+
 class RespError(Exception):
     pass
 
@@ -48,6 +58,8 @@ class Redis:
         self._s = None
         self._f = None
         self.connects = 0  # connections made so far (tests count reconnects)
+        self._lock = allocate_lock() if allocate_lock else None
+        self._pid = getpid() if getpid else 0
 
     @classmethod
     def from_url(cls, url, timeout=10):
@@ -100,9 +112,22 @@ class Redis:
 
     def execute_command(self, *args):
         data = self._encode(args)  # a bad argument: TypeError, nothing sent
-        if self._s is None:
-            self.connect()
-        return self._send(data)
+        if getpid is not None and getpid() != self._pid:
+            # A forked child shares the parent's socket: it lets go of its copy (closing a
+            # copy sends nothing while the parent holds the socket) and connects anew.
+            self._pid = getpid()
+            self._lock = allocate_lock() if allocate_lock else None
+            self.close()
+        lock = self._lock
+        if lock is not None:
+            lock.acquire()
+        try:
+            if self._s is None:
+                self.connect()
+            return self._send(data)
+        finally:
+            if lock is not None:
+                lock.release()
 
     def _encode(self, args):
         out = [b"*%d\r\n" % len(args)]

@@ -12,6 +12,10 @@ again unchanged, and the server replays its first answer instead of acting twice
 Every reply must come within ``timeout`` seconds, so a blocking command (BLPOP) must wait
 less than that (FleetQueue.slice_ms, 2 s by default, against 10 s here). No TLS, no RESP3,
 no pub/sub, no pipelining. Not for the micro:bit (no socket module there).
+
+One command in flight per connection: threads that share one wait for each other (by a
+lock, where the interpreter has ``_thread``); after os.fork the child connects anew on its
+first command instead of reading replies meant for the parent.
 """
 
 from typing import Any, Optional, Union
