@@ -72,10 +72,33 @@ local function int_arg(v, lo, hi, what)
   return n
 end
 
+local TYPES = {[META] = 'hash', [READY] = 'zset', [IDS] = 'zset', [PROMO] = 'set',
+  [LEASED] = 'zset', [DELIV] = 'hash', [WAKE] = 'list', [DEAD] = 'list', [IDEM] = 'hash',
+  [IDEMT] = 'zset'}
+
+local function check_keys(keys)
+  -- Every key of the queue is of its type or absent, checked before a function writes
+  -- anything: a key another program wrote over is a clear error (TQTYPE), never a call
+  -- that stops half done at its first WRONGTYPE (Redis keeps a script's writes before an
+  -- error). Ten O(1) TYPE calls in the server.
+  if #keys ~= NKEYS then
+    fail('TQARG', 'expected ' .. NKEYS .. ' keys, got ' .. #keys)
+  end
+  for i = 1, NKEYS do
+    local t = redis.call('TYPE', keys[i])['ok']
+    if t ~= 'none' and t ~= TYPES[i] then
+      fail('TQTYPE', 'key ' .. keys[i] .. ' holds a ' .. t .. ', ticketq keeps a ' .. TYPES[i] ..
+        ' there: another program uses this prefix and queue name')
+    end
+  end
+end
+
 local function meta(keys, kind)
   -- The queue's settings and counters; a clear error for a missing queue, another layout,
   -- or the other kind: kind 'plain' (queue.lua's push, pop, peek, tickets) or 'lanes'
   -- (lanes.lua's), nil for the calls both kinds share. m.lanes is L for a lane queue.
+  -- Every function that takes the queue's keys calls it first: it checks their types.
+  check_keys(keys)
   local r = redis.call('HMGET', keys[META], 'v', 'cap', 'first', 'aging', 'maxdel', 'hi', 'lo',
     'left', 'digest', 'pops', 'lanes', 'made')
   if not r[1] then

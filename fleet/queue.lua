@@ -6,23 +6,6 @@
 -- are a plain queue's (a lane queue has its own in lanes.lua); remove, info, clear and
 -- destroy, and lease.lua's, serve both kinds.
 
-local TYPES = {[META] = 'hash', [READY] = 'zset', [IDS] = 'zset', [PROMO] = 'set',
-  [LEASED] = 'zset', [DELIV] = 'hash', [WAKE] = 'list', [DEAD] = 'list', [IDEM] = 'hash',
-  [IDEMT] = 'zset'}
-
-local function check_keys(keys)
-  if #keys ~= NKEYS then
-    fail('TQARG', 'expected ' .. NKEYS .. ' keys, got ' .. #keys)
-  end
-  for i = 1, NKEYS do
-    local t = redis.call('TYPE', keys[i])['ok']
-    if t ~= 'none' and t ~= TYPES[i] then
-      fail('TQTYPE', 'key ' .. keys[i] .. ' holds a ' .. t .. ', ticketq keeps a ' .. TYPES[i] ..
-        ' there: another program uses this prefix and queue name')
-    end
-  end
-end
-
 local function open_queue(keys, args, kind, extra, check)
   -- open's work for both kinds: args cap (0: the queue must exist), first_seq, aging,
   -- max_deliveries. Creates the queue if it does not exist and cap > 0, with `extra` meta

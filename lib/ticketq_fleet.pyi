@@ -119,7 +119,8 @@ class FleetQueue:
         an existing queue with its settings (FleetError TQNOQUEUE if there is none); given,
         they must match an existing queue's (FleetError TQCONFIG). max_deliveries:
         0..2**30-1. name and prefix: str without ``{`` or ``}`` (name non-empty).
-        The server checks that every key of the queue is of its type (FleetError TQTYPE).
+        The server checks that every key of the queue is of its type (FleetError TQTYPE),
+        at open and at every later call, before that call writes anything.
         """
 
     def push(self, job_id: int, priority: int) -> int:
