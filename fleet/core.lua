@@ -246,7 +246,7 @@ end
 -- The calls that change the queue and are made idempotent: each client has one replay
 -- record per call name, so a pop whose reply was lost is still replayable after the
 -- client's next push.
-local IDEM_OPS = {'push', 'pop', 'remove', 'clear', 'ack', 'release'}
+local IDEM_OPS = {'push', 'pop', 'remove', 'clear', 'ack', 'release', 'dead'}
 
 local function idem(keys, m, args, now, op, fn)
   -- Run fn once per (client, op, opno): args[1] is the client number ('0': no record),

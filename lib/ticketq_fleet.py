@@ -302,7 +302,7 @@ class FleetQueue:
 
     def dead(self, count=10):
         _int(count, 1, _MASK, "count")
-        r = self._call("dead", (int(count),))
+        r = self._call("dead", (int(count),), True)  # it takes them: replayed if sent again
         return [(r[j], r[j + 1], r[j + 2], r[j + 3]) for j in range(0, len(r), 4)]
 
     def destroy(self):

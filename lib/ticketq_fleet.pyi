@@ -139,9 +139,11 @@ class FleetQueue:
 
     def pop_until(self, deadline: Any, lease_ms: int = 0) -> int:
         """pop, waiting for a ticket until ``deadline`` (a ticketq_ticks.Deadline) passes:
-        in the server (BLPOP on the wake key; a push or an expiring lease wakes it), each wait
-        recomputed from deadline.remaining() and cut to the next lease expiry and to
-        slice_ms; no polling. Raises ticketq_wait.Timeout (a QueueEmpty) at the deadline.
+        in the server (BLPOP on the wake key; a push or a release wakes it), each wait
+        recomputed from deadline.remaining() and cut to the next lease expiry (as the last
+        pop saw it) and to slice_ms; no polling. An expired lease wakes no blocked waiter
+        (nothing runs in the server then): a lease taken while it waited is noticed within
+        slice_ms. Raises ticketq_wait.Timeout (a QueueEmpty) at the deadline.
         A deadline that is not a Deadline (``pop_until(2000)``, ``None``): TypeError before
         anything is sent, so no ticket is popped or leased."""
 
@@ -189,7 +191,7 @@ class FleetQueue:
 
     def dead(self, count: int = 10) -> List[Tuple[int, int, int, int]]:
         """Take up to count dead-lettered tickets off their list, oldest first: (id, class,
-        seq, deliveries)."""
+        seq, deliveries). Replayed as push and pop: a lost reply loses no letter."""
 
     def destroy(self) -> int:
         """Delete every key of the queue, its settings and counter too."""

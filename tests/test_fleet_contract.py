@@ -71,11 +71,11 @@ def _connect(tag, via_proxy=False):
     return c, name
 
 
-def _queue(tag, cap, first=0, aging=0, via_proxy=False, retries=3):
+def _queue(tag, cap, first=0, aging=0, via_proxy=False, retries=3, max_deliveries=8):
     from ticketq_fleet import FleetQueue
 
     c, name = _connect(tag, via_proxy)
-    return FleetQueue(c, name, cap, first, aging, 8, "tq", retries), c
+    return FleetQueue(c, name, cap, first, aging, max_deliveries, "tq", retries), c
 
 
 def _outcome(fn, *args):
@@ -171,6 +171,15 @@ def test_dropped_connection_duplicates_nothing():
     assert f.ack(f.last_lease)
     assert c.connects == 3  # connected again after each of the two drops
     f.destroy()
+    # dead() takes the letters it returns: its lost reply is replayed, no letter is lost.
+    d, c = _queue("dropd", 4, 0, 0, True, 3, 1)
+    d.push(8, 3)
+    d.pop(60000)
+    assert d.release(d.last_lease) == 2  # delivered once, max_deliveries 1: a dead letter
+    assert c.execute_command("ECHO", mark) == mark
+    assert d.dead(5) == [(8, 3, 0, 1)]
+    assert d.dead(5) == [] and d.info()["dead"] == 0
+    d.destroy()
 
 
 def test_unanswered_pop_is_answered_by_the_next():
