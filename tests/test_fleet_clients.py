@@ -6,11 +6,12 @@
 # redis-py and the board client (ticketq_resp) on CPython.
 import os
 import sys
-import threading
 
 from support import IS_MICROPYTHON, raises, skip
 
 if not IS_MICROPYTHON:
+    import threading
+
     import fleet_server
     from ticketq_fleet import FleetQueue, FleetError, _MASK
 
