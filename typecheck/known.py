@@ -98,6 +98,17 @@
      "file": "lib/ticketq_softticks.py", "rule": "reportAttributeAccessIssue",
      "line": "_mono = time.monotonic_ns",
      "why": "the CPython branch (except AttributeError); no board imports this module"},
+    # --- lib/ticketq_fleet.py: a lock where threads exist, getpid where processes fork
+    {"kind": "fp", "targets": ["host", "microbit"],
+     "file": "lib/ticketq_fleet.py", "rule": "reportMissingImports",
+     "line": "from _thread import allocate_lock",
+     "why": "the WebAssembly VM and the micro:bit have no _thread; the except ImportError "
+            "branch runs without a lock there (no threads to share a queue object)"},
+    {"kind": "fp", "targets": ["microbit"],
+     "file": "lib/ticketq_fleet.py", "rule": "reportAttributeAccessIssue",
+     "line": "from os import getpid",
+     "why": "the micro:bit's os has no getpid (and no fork); the except ImportError branch "
+            "takes over (and the fleet client is not deployed there)"},
     # --- lib/ticketq_fleetlanes.py
     {"kind": "fp", "targets": "*",
      "file": "lib/ticketq_fleetlanes.py", "rule": "reportIncompatibleMethodOverride",
