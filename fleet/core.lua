@@ -15,7 +15,8 @@ local NKEYS = 10
 --   meta    HASH  v (layout: "<V>" for a plain queue, "<V>:lanes" for a lane queue, so a
 --                 library without lanes refuses a lane queue by name), cap, first, aging,
 --                 maxdel, hi, lo (the push counter), left (pops to the next promotion),
---                 digest, clients (numbers given), pops (pops so far); a lane queue also
+--                 digest, clients (numbers given), made (the creation stamp: the server's
+--                 TIME in us, the first part of every client number), pops (pops so far); a lane queue also
 --                 lanes (L), tb (the lane table), c0..c3 (each class's cursor), w<l>, b<l>
 --                 (lane l's weight and bound), n<l> (its tickets, queued or leased)
 --   ready   ZSET  the queued tickets. score = 3 - class (CRITICAL pops first), member =
@@ -38,7 +39,7 @@ local NKEYS = 10
 --                 or leased.
 --   wake    LIST  at most one token: pushed when work arrives, taken by BLPOP waiters.
 --   dead    LIST  dead-lettered tickets, "<id> <class> <seq> <deliveries>", oldest first.
---   idem    HASH  "<client number>:<call>" -> "<opno>|<json reply>": each client's last
+--   idem    HASH  "<made>.<n>:<call>" -> "<opno>|<json reply>": each client's last
 --                 call of each kind (push, pop, ...), replayed when sent again (a retry).
 --   idemt   ZSET  client number -> server ms of its last call (idem records expire).
 
@@ -71,12 +72,35 @@ local function int_arg(v, lo, hi, what)
   return n
 end
 
+local TYPES = {[META] = 'hash', [READY] = 'zset', [IDS] = 'zset', [PROMO] = 'set',
+  [LEASED] = 'zset', [DELIV] = 'hash', [WAKE] = 'list', [DEAD] = 'list', [IDEM] = 'hash',
+  [IDEMT] = 'zset'}
+
+local function check_keys(keys)
+  -- Every key of the queue is of its type or absent, checked before a function writes
+  -- anything: a key another program wrote over is a clear error (TQTYPE), never a call
+  -- that stops half done at its first WRONGTYPE (Redis keeps a script's writes before an
+  -- error). Ten O(1) TYPE calls in the server.
+  if #keys ~= NKEYS then
+    fail('TQARG', 'expected ' .. NKEYS .. ' keys, got ' .. #keys)
+  end
+  for i = 1, NKEYS do
+    local t = redis.call('TYPE', keys[i])['ok']
+    if t ~= 'none' and t ~= TYPES[i] then
+      fail('TQTYPE', 'key ' .. keys[i] .. ' holds a ' .. t .. ', ticketq keeps a ' .. TYPES[i] ..
+        ' there: another program uses this prefix and queue name')
+    end
+  end
+end
+
 local function meta(keys, kind)
   -- The queue's settings and counters; a clear error for a missing queue, another layout,
   -- or the other kind: kind 'plain' (queue.lua's push, pop, peek, tickets) or 'lanes'
   -- (lanes.lua's), nil for the calls both kinds share. m.lanes is L for a lane queue.
+  -- Every function that takes the queue's keys calls it first: it checks their types.
+  check_keys(keys)
   local r = redis.call('HMGET', keys[META], 'v', 'cap', 'first', 'aging', 'maxdel', 'hi', 'lo',
-    'left', 'digest', 'pops', 'lanes')
+    'left', 'digest', 'pops', 'lanes', 'made')
   if not r[1] then
     fail('TQNOQUEUE', 'no queue at ' .. keys[META] .. ' (create it with a capacity)')
   end
@@ -93,7 +117,14 @@ local function meta(keys, kind)
   end
   return {cap = tonumber(r[2]), first = tonumber(r[3]), aging = tonumber(r[4]),
     maxdel = tonumber(r[5]), hi = tonumber(r[6]), lo = tonumber(r[7]), left = tonumber(r[8]),
-    digest = tonumber(r[9]), pops = tonumber(r[10]), lanes = tonumber(r[11])}
+    digest = tonumber(r[9]), pops = tonumber(r[10]), lanes = tonumber(r[11]), made = r[12] or '0'}
+end
+
+local function new_client(keys, made)
+  -- A client number for the replay records: "<made>.<n>", the queue's creation stamp and a
+  -- count, so a number is never given twice by one queue, and a queue deleted and made again
+  -- (its count starts again) refuses the numbers the old one gave (idem: TQSTALE).
+  return made .. '.' .. redis.call('HINCRBY', keys[META], 'clients', 1)
 end
 
 local function counter(member)
@@ -215,16 +246,24 @@ end
 -- The calls that change the queue and are made idempotent: each client has one replay
 -- record per call name, so a pop whose reply was lost is still replayable after the
 -- client's next push.
-local IDEM_OPS = {'push', 'pop', 'remove', 'clear', 'ack', 'release'}
+local IDEM_OPS = {'push', 'pop', 'remove', 'clear', 'ack', 'release', 'dead'}
 
-local function idem(keys, args, now, op, fn)
+local function idem(keys, m, args, now, op, fn)
   -- Run fn once per (client, op, opno): args[1] is the client number ('0': no record),
   -- args[2] the call's number. The reply is kept, so a call sent again after a dropped
   -- connection (a board's retry, redis-py's own retries) gets the same answer and changes
   -- nothing: a retried pop returns the same ticket, a retried push queues nothing more.
+  -- A client number given by an earlier queue of this name (deleted, then made again) is
+  -- refused before anything is written: its records are gone, and its count would
+  -- collide with the new queue's clients.
   local client, opno = args[1], args[2]
   if client == '0' then
     return fn()
+  end
+  local dot = string.find(client, '.', 1, true)
+  if not dot or string.sub(client, 1, dot - 1) ~= m.made then
+    fail('TQSTALE', 'client ' .. client .. ' was given by an earlier queue at ' .. keys[META] ..
+      ' (deleted and made again since, ' .. m.made .. '): open the queue again')
   end
   local field = client .. ':' .. op
   local rec = redis.call('HGET', keys[IDEM], field)
@@ -252,7 +291,7 @@ local function mutation(keys, args, op, m, fn)
   -- replayed if it was made before (idem), else expired leases go back first (reap),
   -- then fn(now) does the work.
   local now = now_ms()
-  return idem(keys, args, now, op, function()
+  return idem(keys, m, args, now, op, function()
     reap(keys, m, now)
     return fn(now)
   end)

@@ -70,22 +70,26 @@ local function touch(keys, args)
   return 1
 end
 
--- dead: args count. Takes up to count dead-lettered tickets, oldest first, off the list:
--- flat id, class, seq, deliveries, ... (LRANGE on the dead key reads them without taking).
+-- dead: args client, opno, count. Takes up to count dead-lettered tickets, oldest first, off
+-- the list: flat id, class, seq, deliveries, ... (LRANGE on the dead key reads them without
+-- taking). Replayed as push and pop are: a reply lost on the way is not a letter lost.
+-- Expired leases go back first (reap), so a ticket whose last lease just ran out is here.
 local function dead(keys, args)
-  meta(keys)
-  local n = int_arg(args[1], 1, MASK, 'count')
-  local out = {}
-  for i = 1, n do
-    local e = redis.call('LPOP', keys[DEAD])
-    if not e then
-      break
+  local m = meta(keys)
+  local n = int_arg(args[3], 1, MASK, 'count')
+  return mutation(keys, args, 'dead', m, function()
+    local out = {}
+    for i = 1, n do
+      local e = redis.call('LPOP', keys[DEAD])
+      if not e then
+        break
+      end
+      for v in string.gmatch(e, '%d+') do
+        out[#out + 1] = tonumber(v)
+      end
     end
-    for v in string.gmatch(e, '%d+') do
-      out[#out + 1] = tonumber(v)
-    end
-  end
-  return out
+    return out
+  end)
 end
 
 register('ack', ack)

@@ -6,23 +6,6 @@
 -- are a plain queue's (a lane queue has its own in lanes.lua); remove, info, clear and
 -- destroy, and lease.lua's, serve both kinds.
 
-local TYPES = {[META] = 'hash', [READY] = 'zset', [IDS] = 'zset', [PROMO] = 'set',
-  [LEASED] = 'zset', [DELIV] = 'hash', [WAKE] = 'list', [DEAD] = 'list', [IDEM] = 'hash',
-  [IDEMT] = 'zset'}
-
-local function check_keys(keys)
-  if #keys ~= NKEYS then
-    fail('TQARG', 'expected ' .. NKEYS .. ' keys, got ' .. #keys)
-  end
-  for i = 1, NKEYS do
-    local t = redis.call('TYPE', keys[i])['ok']
-    if t ~= 'none' and t ~= TYPES[i] then
-      fail('TQTYPE', 'key ' .. keys[i] .. ' holds a ' .. t .. ', ticketq keeps a ' .. TYPES[i] ..
-        ' there: another program uses this prefix and queue name')
-    end
-  end
-end
-
 local function open_queue(keys, args, kind, extra, check)
   -- open's work for both kinds: args cap (0: the queue must exist), first_seq, aging,
   -- max_deliveries. Creates the queue if it does not exist and cap > 0, with `extra` meta
@@ -34,13 +17,17 @@ local function open_queue(keys, args, kind, extra, check)
   local first = int_arg(args[2], 0, MASK, 'first_seq')
   local aging = int_arg(args[3], 0, MASK, 'aging')
   local maxdel = int_arg(args[4], 0, MASK, 'max_deliveries')
+  local made
   if redis.call('EXISTS', keys[META]) == 0 then
     if cap == 0 then
       fail('TQNOQUEUE', 'no queue at ' .. keys[META] .. ' (create it with a capacity)')
     end
+    -- made: the creation stamp in client numbers, the server's TIME in microseconds.
+    local t = redis.call('TIME')
+    made = t[1] .. string.format('%06d', tonumber(t[2]))
     redis.call('HSET', keys[META], 'v', kind == 'lanes' and V .. ':lanes' or V, 'cap', cap,
       'first', first, 'aging', aging, 'maxdel', maxdel, 'hi', 0, 'lo', 0, 'left', aging,
-      'digest', DIG0, 'clients', 0, 'pops', 0, unpack(extra or {}))
+      'digest', DIG0, 'clients', 0, 'pops', 0, 'made', made, unpack(extra or {}))
   else
     local m = meta(keys, kind)
     if cap > 0 and (m.cap ~= cap or m.first ~= first or m.aging ~= aging or m.maxdel ~= maxdel) then
@@ -52,9 +39,9 @@ local function open_queue(keys, args, kind, extra, check)
     if cap > 0 and check then
       check(m)
     end
-    cap, first, aging, maxdel = m.cap, m.first, m.aging, m.maxdel
+    cap, first, aging, maxdel, made = m.cap, m.first, m.aging, m.maxdel, m.made
   end
-  return {cap, first, aging, maxdel, redis.call('HINCRBY', keys[META], 'clients', 1)}
+  return {cap, first, aging, maxdel, new_client(keys, made)}
 end
 
 -- open: args cap (0: the queue must exist), first_seq, aging, max_deliveries.
@@ -188,7 +175,7 @@ end
 -- (a logical clock never goes back). The dead-letter list stays.
 local function clear(keys, args)
   local m = meta(keys)
-  return idem(keys, args, now_ms(), 'clear', function()
+  return idem(keys, m, args, now_ms(), 'clear', function()
     redis.call('DEL', keys[READY], keys[IDS], keys[PROMO], keys[LEASED], keys[DELIV], keys[WAKE])
     local fields = {'digest', DIG0, 'left', m.aging}
     if m.lanes then
@@ -212,7 +199,15 @@ local function destroy(keys, args)
   return redis.call('DEL', unpack(keys))
 end
 
+-- client: a new client number for this queue (a forked process's, or one whose call
+-- numbers ran out), as open gives. Either kind of queue.
+local function client(keys, args)
+  local m = meta(keys)
+  return new_client(keys, m.made)
+end
+
 register('open', open)
+register('client', client)
 register('push', push)
 register('pop', popper('plain', head))
 register('peek', peeker('plain', head))

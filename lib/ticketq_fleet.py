@@ -18,6 +18,16 @@
 from ticketq_heap import _int
 from ticketq_base import QueueFull, QueueEmpty
 from ticketq_wait import timeout
+from ticketq_deadline import Deadline
+
+try:  # one call in flight per queue object, whichever thread makes it
+    from _thread import allocate_lock
+except ImportError:  # a MicroPython without threads
+    allocate_lock = None
+try:
+    from os import getpid
+except ImportError:  # MicroPython: no fork either
+    getpid = None
 
 VERSION = 1  # of the server library (ticketq_1) and the key layout it reads
 _MASK = 0x3FFFFFFF
@@ -79,20 +89,32 @@ class FleetQueue:
         self._client = 0  # no replay records until the server gives a number
         self._op = 0
         self._pending = None  # a pop sent without an answer: the next pop sends it again
+        self._lock = allocate_lock() if allocate_lock else None
+        self._pid = getpid() if getpid else 0
         r = self._open((0 if capacity is None else int(capacity), int(first_seq), int(aging),
                         int(max_deliveries)))
-        self.capacity, self.first_seq, self.aging, self.max_deliveries, self._client = r[:5]
+        self.capacity, self.first_seq, self.aging, self.max_deliveries = r[:4]
+        self._client = _text(r[4])
 
     def _open(self, args):
         return self._call("open", args)
 
     # ---- the calls
 
+    # Replay records are per (client number, kind of call), so the calls of one client
+    # number must never overlap: a retry of a push after another push was recorded would
+    # push again. Hence one call in flight per queue object (the lock, for threads sharing
+    # it), a new client number in a forked child (which must also leave the parent's
+    # unanswered pop to the parent), and a new one when the call numbers would wrap round.
+
     def _args(self, op, args, idem=False):
         a = ["FCALL", "tq%d_%s" % (VERSION, op), len(self.keys)]
         a.extend(self.keys)
         if idem:
-            self._op = (self._op + 1) & _MASK
+            if self._op >= _MASK:  # 2**30 - 1 calls: a new number, never a reused pair
+                self._client = _text(self._send(self._args("client", ())))
+                self._op = 0
+            self._op += 1
             a.append(self._client)
             a.append(self._op)
         a.extend(args)
@@ -110,8 +132,29 @@ class FleetQueue:
                     raise
                 n += 1
 
+    def _enter(self):
+        if getpid is not None and getpid() != self._pid:
+            # A forked child: its own lock, client number and call numbers; the parent's
+            # unanswered pop is the parent's to send again.
+            self._pid = getpid()
+            self._lock = allocate_lock() if allocate_lock else None
+            self._pending = None
+            self._op = 0
+            if self._client:
+                self._client = _text(self._send(self._args("client", ())))
+        if self._lock is not None:
+            self._lock.acquire()
+
+    def _exit(self):
+        if self._lock is not None:
+            self._lock.release()
+
     def _call(self, op, args=(), idem=False):
-        return self._send(self._args(op, args, idem))
+        self._enter()
+        try:
+            return self._send(self._args(op, args, idem))
+        finally:
+            self._exit()
 
     def _error(self, e):
         # Server answers that mean "this server or this queue is not what the client
@@ -139,13 +182,17 @@ class FleetQueue:
         return s
 
     def _pop(self, lease_ms):
-        a = self._pending or self._args(self._L + "pop", (lease_ms,), True)
-        self._pending = a
-        r = self._send(a)
-        self._pending = None
-        if r[0] >= 0:
-            self._popped(r)
-        return r
+        self._enter()
+        try:
+            a = self._pending or self._args(self._L + "pop", (lease_ms,), True)
+            self._pending = a
+            r = self._send(a)
+            self._pending = None
+            if r[0] >= 0:
+                self._popped(r)
+            return r
+        finally:
+            self._exit()
 
     def _popped(self, r):
         # pop's reply {id, class, seq, promoted, deliveries, token, pop number (, lane)}.
@@ -169,6 +216,10 @@ class FleetQueue:
         # Blocks in the server (BLPOP on the wake key), never in a loop of polls: each
         # wait is recomputed from deadline.remaining(), cut to the next lease expiry (a
         # ticket comes back then) and to slice_ms (shorter than the socket timeout).
+        # pop_until(2000), a timeout where the Deadline goes, is refused before the first
+        # pop is sent (that pop would take, and maybe lease, a ticket).
+        if not isinstance(deadline, Deadline):
+            raise TypeError("deadline: a Deadline, as Deadline(2000)")
         _int(lease_ms, 0, _MASK, "lease_ms")
         while 1:
             r = self._pop(int(lease_ms))
@@ -182,6 +233,8 @@ class FleetQueue:
                 t = left
             if 0 < r[1] < t:
                 t = r[1]
+            # Not under the lock: other threads' calls go on meanwhile (on their own
+            # connection with redis-py's pool; ticketq_resp has one, which waits).
             self._send(["BLPOP", self.keys[_WAKE], "%d.%03d" % (t // 1000, t % 1000)])
 
     def peek(self):
@@ -196,7 +249,7 @@ class FleetQueue:
 
     def full(self):
         r = self._call("info")
-        return r[0] + r[1] >= self.capacity
+        return r[0] + r[1] >= r[2]  # the server's capacity: the queue may have been made again
 
     def clear(self):
         self._call("clear", (), True)
@@ -213,14 +266,16 @@ class FleetQueue:
     def __repr__(self):
         r = self._call("info")
         return "<FleetQueue %s %d/%d CRITICAL=%d HIGH=%d NORMAL=%d LOW=%d leased=%d>" % (
-            self.keys[0][:-5], r[0], self.capacity, r[4], r[5], r[6], r[7], r[1])
+            self.keys[0][:-5], r[0], r[2], r[4], r[5], r[6], r[7], r[1])
 
     # ---- leases
 
     def _token(self, token):
+        if not isinstance(token, (bytes, str)):
+            raise TypeError("lease token must be str or bytes (what pop(lease_ms) left in last_lease)")
         t = _text(token)
         k = self._COLON
-        if type(t) is not str or len(t) < k + 2 or t[k] != ":":
+        if len(t) < k + 2 or t[k] != ":":
             raise ValueError("lease token: what pop(lease_ms) left in last_lease")
         return token
 
@@ -247,7 +302,7 @@ class FleetQueue:
 
     def dead(self, count=10):
         _int(count, 1, _MASK, "count")
-        r = self._call("dead", (int(count),))
+        r = self._call("dead", (int(count),), True)  # it takes them: replayed if sent again
         return [(r[j], r[j + 1], r[j + 2], r[j + 3]) for j in range(0, len(r), 4)]
 
     def destroy(self):

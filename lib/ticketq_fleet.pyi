@@ -30,7 +30,9 @@ Clients: any object with redis-py's ``execute_command(*args)``: a ``redis.Redis`
 (bytes replies, i.e. ``decode_responses`` either way), or ``ticketq_resp.Redis`` on a board
 with sockets (esp32, Pico W, the unix port). Each mutating call carries (client number, call
 number); the server replays its last reply to a call sent again, so retries after a dropped
-connection (this module's, redis-py's own) never push or pop twice. Not for the micro:bit
+connection (this module's, redis-py's own) never push or pop twice. Threads may share one
+FleetQueue (one call in flight at a time, by a lock); after os.fork the child takes a new
+client number on its first call. Not for the micro:bit
 (no sockets, no RAM): boards without a network get tickets through tools/gateway.py.
 
 Fair lanes (per-source FIFO lanes in each class, a weighted rotation, LaneQueue's rule) are
@@ -54,8 +56,9 @@ class FleetError(Exception):
     (or only another version), the queue has another layout version (TQLAYOUT), does not
     exist (TQNOQUEUE), exists with other settings (TQCONFIG), a key of it holds another
     type (TQTYPE, WRONGTYPE: something else writes there), is the other kind (TQKIND: a
-    FleetQueue opened a lane queue, or a FleetLaneQueue a plain one), or its 2**62 push
-    counters are spent (TQEXHAUSTED). Nothing changed in the queue."""
+    FleetQueue opened a lane queue, or a FleetLaneQueue a plain one), its 2**62 push
+    counters are spent (TQEXHAUSTED), or it was deleted and made again since this object
+    opened it (TQSTALE: open it again). Nothing changed in the queue."""
 
 
 Token = Union[bytes, str]
@@ -116,7 +119,8 @@ class FleetQueue:
         an existing queue with its settings (FleetError TQNOQUEUE if there is none); given,
         they must match an existing queue's (FleetError TQCONFIG). max_deliveries:
         0..2**30-1. name and prefix: str without ``{`` or ``}`` (name non-empty).
-        The server checks that every key of the queue is of its type (FleetError TQTYPE).
+        The server checks that every key of the queue is of its type (FleetError TQTYPE),
+        at open and at every later call, before that call writes anything.
         """
 
     def push(self, job_id: int, priority: int) -> int:
@@ -135,9 +139,13 @@ class FleetQueue:
 
     def pop_until(self, deadline: Any, lease_ms: int = 0) -> int:
         """pop, waiting for a ticket until ``deadline`` (a ticketq_ticks.Deadline) passes:
-        in the server (BLPOP on the wake key; a push or an expiring lease wakes it), each wait
-        recomputed from deadline.remaining() and cut to the next lease expiry and to
-        slice_ms; no polling. Raises ticketq_wait.Timeout (a QueueEmpty) at the deadline."""
+        in the server (BLPOP on the wake key; a push or a release wakes it), each wait
+        recomputed from deadline.remaining() and cut to the next lease expiry (as the last
+        pop saw it) and to slice_ms; no polling. An expired lease wakes no blocked waiter
+        (nothing runs in the server then): a lease taken while it waited is noticed within
+        slice_ms. Raises ticketq_wait.Timeout (a QueueEmpty) at the deadline.
+        A deadline that is not a Deadline (``pop_until(2000)``, ``None``): TypeError before
+        anything is sent, so no ticket is popped or leased."""
 
     def peek(self) -> int:
         """Job id of the next ticket, not removed. QueueEmpty. O(1)."""
@@ -147,7 +155,8 @@ class FleetQueue:
         none. TypeError/ValueError as TicketQueue.remove. O(log n) (an index by id)."""
 
     def full(self) -> bool:
-        """True when queued + leased tickets reach the capacity: a push raises QueueFull."""
+        """True when queued + leased tickets reach the capacity: a push raises QueueFull.
+        Asks the server (its capacity too: ``capacity`` is what open found)."""
 
     def clear(self) -> None:
         """Drop every queued and leased ticket; reset the digest and the aging count. The
@@ -163,7 +172,8 @@ class FleetQueue:
 
     def ack(self, token: Token) -> bool:
         """The leased job is done: True; False if the lease is no longer held (it ran out:
-        the ticket is queued again or leased to another consumer, so the job runs again)."""
+        the ticket is queued again or leased to another consumer, so the job runs again).
+        A token that is not str or bytes: TypeError; not a token: ValueError (nothing sent)."""
 
     def release(self, token: Token) -> int:
         """The leased job was not done: 1 back to its place at once, 2 dead-lettered (it has
@@ -181,7 +191,7 @@ class FleetQueue:
 
     def dead(self, count: int = 10) -> List[Tuple[int, int, int, int]]:
         """Take up to count dead-lettered tickets off their list, oldest first: (id, class,
-        seq, deliveries)."""
+        seq, deliveries). Replayed as push and pop: a lost reply loses no letter."""
 
     def destroy(self) -> int:
         """Delete every key of the queue, its settings and counter too."""

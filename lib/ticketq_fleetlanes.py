@@ -92,6 +92,6 @@ class FleetLaneQueue(FleetQueue):
         i = self.info()
         h = self.lane_info()["held"]
         return "<FleetLaneQueue %s %d/%d CRITICAL=%d HIGH=%d NORMAL=%d LOW=%d leased=%d lanes=%s>" % (
-            self.keys[0][:-5], i["queued"], self.capacity, i["classes"][3], i["classes"][2],
+            self.keys[0][:-5], i["queued"], i["capacity"], i["classes"][3], i["classes"][2],
             i["classes"][1], i["classes"][0], i["leased"],
             ",".join(["%d/%d" % (h[l], self.lane_capacity[l]) for l in range(self.lanes)]))

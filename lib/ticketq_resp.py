@@ -15,6 +15,16 @@ except ImportError:  # MicroPython before 1.19 names it usocket
     import usocket as socket
 
 
+try:  # one command in flight per connection, whichever thread sends it
+    from _thread import allocate_lock
+except ImportError:  # a MicroPython without threads
+    allocate_lock = None
+try:
+    from os import getpid
+except ImportError:  # MicroPython: no fork either
+    getpid = None
+
+
 class RespError(Exception):
     pass
 
@@ -29,6 +39,15 @@ def _enc(v):
     raise TypeError("command arguments: bytes, str or int")
 
 
+def _num(s, lo, hi, what):
+    # A URL's port or db: digits only (int() would take " 7", "+7", "7_0"), in range.
+    if s and not [c for c in s if c not in "0123456789"]:
+        n = int(s)
+        if lo <= n <= hi:
+            return n
+    raise ValueError("%s must be %d..%d, not %r" % (what, lo, hi, s))
+
+
 class Redis:
     def __init__(self, host="127.0.0.1", port=6379, timeout=10, password=None, db=0):
         self.host = host
@@ -39,6 +58,8 @@ class Redis:
         self._s = None
         self._f = None
         self.connects = 0  # connections made so far (tests count reconnects)
+        self._lock = allocate_lock() if allocate_lock else None
+        self._pid = getpid() if getpid else 0
 
     @classmethod
     def from_url(cls, url, timeout=10):
@@ -53,11 +74,11 @@ class Redis:
         db = 0
         if "/" in rest:
             rest, d = rest.split("/", 1)
-            db = int(d or 0)
+            db = _num(d or "0", 0, 0x3FFFFFFF, "url: db")
         port = 6379
         if ":" in rest:
             rest, p = rest.rsplit(":", 1)
-            port = int(p)
+            port = _num(p, 1, 65535, "url: port")
         return cls(rest or "127.0.0.1", port, timeout, password, db)
 
     def connect(self):
@@ -91,9 +112,22 @@ class Redis:
 
     def execute_command(self, *args):
         data = self._encode(args)  # a bad argument: TypeError, nothing sent
-        if self._s is None:
-            self.connect()
-        return self._send(data)
+        if getpid is not None and getpid() != self._pid:
+            # A forked child shares the parent's socket: it lets go of its copy (closing a
+            # copy sends nothing while the parent holds the socket) and connects anew.
+            self._pid = getpid()
+            self._lock = allocate_lock() if allocate_lock else None
+            self.close()
+        lock = self._lock
+        if lock is not None:
+            lock.acquire()
+        try:
+            if self._s is None:
+                self.connect()
+            return self._send(data)
+        finally:
+            if lock is not None:
+                lock.release()
 
     def _encode(self, args):
         out = [b"*%d\r\n" % len(args)]
@@ -113,10 +147,12 @@ class Redis:
             return self._reply()
         except RespError:
             raise
-        except Exception as e:
+        except BaseException as e:
             # A half-read reply leaves the stream out of step: start again on a new socket.
+            # KeyboardInterrupt too (Ctrl-C while waiting): the reply is still on its way,
+            # and the next command would read it as its own.
             self.close()
-            if isinstance(e, OSError):
+            if isinstance(e, (OSError, KeyboardInterrupt)) or not isinstance(e, Exception):
                 raise
             raise OSError("redis connection: %r" % (e,))
 

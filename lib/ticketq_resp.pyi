@@ -12,6 +12,10 @@ again unchanged, and the server replays its first answer instead of acting twice
 Every reply must come within ``timeout`` seconds, so a blocking command (BLPOP) must wait
 less than that (FleetQueue.slice_ms, 2 s by default, against 10 s here). No TLS, no RESP3,
 no pub/sub, no pipelining. Not for the micro:bit (no socket module there).
+
+One command in flight per connection: threads that share one wait for each other (by a
+lock, where the interpreter has ``_thread``); after os.fork the child connects anew on its
+first command instead of reading replies meant for the parent.
 """
 
 from typing import Any, Optional, Union
@@ -38,7 +42,8 @@ class Redis:
 
     @classmethod
     def from_url(cls, url: str, timeout: float = 10) -> "Redis":
-        """``redis://[[user]:password@]host[:port][/db]`` (ValueError for another scheme)."""
+        """``redis://[[user]:password@]host[:port][/db]``: ValueError for another scheme, or
+        naming a port (1..65535) or db that is not a number in range."""
 
     def connect(self) -> None:
         """(Re)connect now: AUTH and SELECT as configured. OSError if it cannot."""
@@ -49,4 +54,6 @@ class Redis:
     def execute_command(self, *args: Union[bytes, str, int]) -> Any:
         """Send one command (arguments: bytes, str or int, not bool) and return its reply.
         RespError for an error reply, OSError for a network failure (connection closed),
-        TypeError for an argument of another type (nothing sent)."""
+        TypeError for an argument of another type (nothing sent). Interrupted while waiting
+        for the reply (KeyboardInterrupt), it closes the connection before the exception goes
+        on, so the next command cannot read the interrupted one's reply as its own."""

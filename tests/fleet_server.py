@@ -43,8 +43,11 @@ def free_port():
 
 
 class RedisServer:
-    def __init__(self, appendonly=False):
+    # cluster=True: a one-node Redis Cluster (cluster mode on, every slot on this node), so
+    # the server refuses a call whose keys do not share one slot (CROSSSLOT), as a cluster does.
+    def __init__(self, appendonly=False, cluster=False):
         self.appendonly = appendonly
+        self.cluster = cluster
         self.dir = tempfile.mkdtemp(prefix="ticketq-redis-")
         self.port = None
         self.proc = None
@@ -58,9 +61,13 @@ class RedisServer:
                    "--save", "", "--appendonly", "yes" if self.appendonly else "no",
                    "--appendfsync", "always", "--daemonize", "no", "--logfile", "redis.log",
                    "--protected-mode", "yes"]
+            if self.cluster:
+                cmd += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes-%d.conf" % port]
             self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             if self._wait_ready(port):
                 self.port = port
+                if self.cluster:
+                    self._serve_every_slot()
                 return self
             self.proc.kill()
             self.proc.wait()
@@ -81,6 +88,19 @@ class RedisServer:
                 pass
             time.sleep(0.02)
         return False
+
+    def _serve_every_slot(self, secs=20.0):
+        import redis
+
+        r = redis.Redis(host="127.0.0.1", port=self.port)
+        if r.execute_command("CLUSTER", "INFO").decode().find("cluster_slots_assigned:16384") < 0:
+            r.execute_command("CLUSTER", "ADDSLOTSRANGE", 0, 16383)
+        end = time.monotonic() + secs
+        while b"cluster_state:ok" not in r.execute_command("CLUSTER", "INFO"):
+            if time.monotonic() > end:
+                raise RuntimeError("the one-node cluster did not come up: %s" % self.log_tail())
+            time.sleep(0.05)
+        r.close()
 
     def log_tail(self, n=5):
         try:

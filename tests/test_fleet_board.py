@@ -48,8 +48,8 @@ def run_on_the_unix_port(modules, passed, dropped):
 
 
 def test_board_client_contract_on_the_unix_port():
-    run_on_the_unix_port(["test_fleet_contract"], 6, 3)
+    run_on_the_unix_port(["test_fleet_contract"], 8, 4)
 
 
 def test_board_client_lanes_contract_on_the_unix_port():
-    run_on_the_unix_port(["test_fleet_lanes_contract"], 6, 2)
+    run_on_the_unix_port(["test_fleet_lanes_contract"], 7, 2)

@@ -71,11 +71,11 @@ def _connect(tag, via_proxy=False):
     return c, name
 
 
-def _queue(tag, cap, first=0, aging=0, via_proxy=False, retries=3):
+def _queue(tag, cap, first=0, aging=0, via_proxy=False, retries=3, max_deliveries=8):
     from ticketq_fleet import FleetQueue
 
     c, name = _connect(tag, via_proxy)
-    return FleetQueue(c, name, cap, first, aging, 8, "tq", retries), c
+    return FleetQueue(c, name, cap, first, aging, max_deliveries, "tq", retries), c
 
 
 def _outcome(fn, *args):
@@ -171,6 +171,15 @@ def test_dropped_connection_duplicates_nothing():
     assert f.ack(f.last_lease)
     assert c.connects == 3  # connected again after each of the two drops
     f.destroy()
+    # dead() takes the letters it returns: its lost reply is replayed, no letter is lost.
+    d, c = _queue("dropd", 4, 0, 0, True, 3, 1)
+    d.push(8, 3)
+    d.pop(60000)
+    assert d.release(d.last_lease) == 2  # delivered once, max_deliveries 1: a dead letter
+    assert c.execute_command("ECHO", mark) == mark
+    assert d.dead(5) == [(8, 3, 0, 1)]
+    assert d.dead(5) == [] and d.info()["dead"] == 0
+    d.destroy()
 
 
 def test_unanswered_pop_is_answered_by_the_next():
@@ -213,3 +222,77 @@ def test_resp_client_replies_and_errors():
     c.execute_command("DEL", k)
     c.close()
     assert c.execute_command("PING") == b"PONG" and c.connects == 2
+
+
+def test_bad_input_is_refused_before_anything_is_popped():
+    # pop_until(2000), a timeout where the Deadline goes, and pop_until(None) are TypeErrors
+    # naming the argument, raised before the pop is sent: nothing is popped or leased.
+    # A lease token of another type is a TypeError (ticketq's int rule), a malformed one a
+    # ValueError; a URL with a port that is not a number names that port.
+    f, c = _queue("badin", 4)  # first: it skips where there are no sockets or no server
+    import ticketq_resp
+
+    f.push(1, 2)
+    f.push(2, 1)
+    for d in (2000, None, 1.5, "2000"):
+        e = raises(TypeError, f.pop_until, d)
+        assert "deadline" in str(e), e
+        e = raises(TypeError, f.pop_until, d, 60000)
+        assert "deadline" in str(e), e
+    assert [x[0] for x in f.tickets()] == [1, 2] and f.info()["leased"] == 0
+    assert f.last_seq == -1
+    for tok in (None, 5, 1.5, [b"x"]):
+        e = raises(TypeError, f.ack, tok)
+        assert "lease token" in str(e), e
+        raises(TypeError, f.release, tok)
+        raises(TypeError, f.touch, tok, 1000)
+    for tok in ("", "x", b"y" * 30):
+        raises(ValueError, f.ack, tok)
+    for url, word in (("redis://h:abc/0", "abc"), ("redis://h:/0", "port"), ("redis://h:70000", "70000"),
+                      ("redis://h:1/x", "x")):
+        e = raises(ValueError, ticketq_resp.Redis.from_url, url)
+        assert word in str(e), (url, e)
+    f.destroy()
+
+
+class _Interrupt:
+    # A reply stream on which Ctrl-C arrives during the next read (the command was sent and
+    # its reply is on the way): the first readline raises KeyboardInterrupt.
+    def __init__(self, f):
+        self.f = f
+        self.armed = True
+
+    def write(self, data):
+        return self.f.write(data)
+
+    def flush(self):
+        fl = getattr(self.f, "flush", None)
+        if fl is not None:
+            fl()
+
+    def readline(self):
+        if self.armed:
+            self.armed = False
+            raise KeyboardInterrupt
+        return self.f.readline()
+
+    def read(self, n):
+        return self.f.read(n)
+
+    def close(self):
+        self.f.close()
+
+
+def test_ctrl_c_during_a_call_closes_the_connection():
+    # The reply of an interrupted command is still on its way: if the connection stayed
+    # open, the next command would read that stale reply as its own.
+    port, proxy = _server()
+    import ticketq_resp
+
+    c = ticketq_resp.Redis("127.0.0.1", port)
+    assert c.execute_command("PING") == b"PONG"
+    c._f = _Interrupt(c._f)
+    raises(KeyboardInterrupt, c.execute_command, "ECHO", "first")
+    assert c.execute_command("ECHO", "second") == b"second"
+    assert c.connects == 2
+    c.close()

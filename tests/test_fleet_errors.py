@@ -10,6 +10,7 @@ if not IS_MICROPYTHON:
     import fleetctl
     from ticketq import TicketQueue
     from ticketq_fleet import FleetQueue, FleetError
+    from ticketq_deadline import Deadline
 
 M30 = 1 << 30
 
@@ -87,7 +88,7 @@ def test_wrong_type_keys_are_a_clear_error():
     conn.delete(q.keys[1])
     conn.set(q.keys[1], "not a zset")  # another program wrote over the ready set
     e = raises(FleetError, q.push, 4, 2)
-    assert "WRONGTYPE" in str(e) and name in str(e)
+    assert "TQTYPE" in str(e) and name in str(e)
     e = raises(FleetError, FleetQueue, conn, name, 4)  # opening checks every key's type
     assert "TQTYPE" in str(e) and "holds a string" in str(e) and q.keys[1] in str(e)
     conn.delete(*q.keys)
@@ -126,3 +127,54 @@ def test_server_checks_arguments_too():
         e = raises(Exception, conn.execute_command, "FCALL", "tq1_push", 10, *(q.keys + [0, 0] + list(args)))
         assert str(e).startswith("TQARG"), e
     assert len(q) == 0
+
+
+def test_every_call_checks_the_key_types_before_writing():
+    # A key of the queue that another program wrote over (here: a string) is refused by every
+    # call before its first write, TQTYPE naming the key: Redis keeps a script's writes made
+    # before an error, so a check at the first WRONGTYPE left calls half done (a push's
+    # counter spent and nothing queued, a pop's ticket gone from the ready set and nowhere).
+    srv = host_only()
+    watch = srv.client()
+    from ticketq_fleetlanes import FleetLaneQueue
+
+    for conn in (srv.client(), srv.resp()):
+        for lanes in (False, True):
+            name = fleet_server.fresh_name("types")
+            if lanes:
+                q = FleetLaneQueue(conn, name, 8, [2, 1], None, 0, 2, 1)
+                push = lambda: q.push(9, 1, 1)  # noqa: E731
+            else:
+                q = FleetQueue(conn, name, 8, 0, 2, 1)
+                push = lambda: q.push(9, 1)  # noqa: E731
+            for i in range(4):
+                push()
+            q.push(5, 2)
+            q.pop(60000)
+            q.release(q.last_lease)  # max_deliveries 1: dead-lettered
+            q.pop(60000)
+            tok = q.last_lease
+            q.pop()
+            assert sum(watch.exists(k) for k in q.keys) >= 8, q.keys  # most keys hold something
+            calls = [("push", push), ("pop", q.pop), ("pop leased", lambda: q.pop(1000)), ("peek", q.peek),
+                     ("remove", lambda: q.remove(9)), ("clear", q.clear), ("ack", lambda: q.ack(tok)),
+                     ("release", lambda: q.release(tok)), ("touch", lambda: q.touch(tok, 1000)),
+                     ("dead", q.dead), ("info", q.info), ("tickets", q.tickets), ("len", lambda: len(q)),
+                     ("full", q.full), ("digest", lambda: q.digest),
+                     ("pop_until", lambda: q.pop_until(Deadline(0)))]
+            if lanes:
+                calls.append(("lanes", q.lane_info))
+            for k in q.keys:
+                saved = watch.dump(k)  # None for a key that holds nothing now
+                watch.delete(k)
+                watch.set(k, "another program's")
+                before = dict((x, watch.dump(x)) for x in q.keys)
+                for what, call in calls:
+                    e = raises(FleetError, call)
+                    assert "TQTYPE" in str(e) and k in str(e), (what, k, e)
+                    after = dict((x, watch.dump(x)) for x in q.keys)
+                    assert after == before, (what, k, [x for x in q.keys if after[x] != before[x]])
+                watch.delete(k)
+                if saved is not None:
+                    watch.restore(k, 0, saved)
+            q.destroy()

@@ -197,3 +197,70 @@ def test_gateway_gives_back_the_leases_of_jobs_it_did_not_run():
     assert q.info()["leased"] == 0 and len(q) == len(JOBS) - 1, (q.info(), out)
     back = [l for l in out if l.endswith("(stopped: not run)")]
     assert len(back) == len(JOBS) - 2, out
+
+
+def test_gateway_refuses_a_name_of_an_unknown_kind_before_taking_anything():
+    # A --names entry whose kind has no job function stopped the gateway with a traceback
+    # when its ticket came up, the leases of the tickets on the board still held. The names
+    # are checked first: a usage error, exit 2, nothing leased.
+    if IS_MICROPYTHON:
+        skip("starts a redis-server (host only)")
+    srv = fleet_server.shared()
+    q, names = fill(srv)
+    conn = srv.client()
+    conn.hset(names, 6, "bogus-6")
+    code, err = _cli("gateway.py", ["--url", srv.url, "--queue", q.name, "--names", names, "--local",
+                                    "--idle-ms", "300"])
+    assert code == 2 and "Traceback" not in err and "bogus-6" in err, (code, err[-1500:])
+    assert len(q) == len(JOBS) and q.info()["leased"] == 0
+    conn.delete(names)
+    conn.set(names, "not a hash")
+    code, err = _cli("gateway.py", ["--url", srv.url, "--queue", q.name, "--names", names, "--local"])
+    assert code == 2 and "Traceback" not in err and names in err, (code, err[-1500:])
+    assert len(q) == len(JOBS) and q.info()["leased"] == 0
+    q.destroy()
+
+
+def test_gateway_gives_back_every_lease_when_a_name_added_while_running_is_bad():
+    # A name written after the start whose kind is unknown stops the gateway (exit 1, one
+    # line): the tickets it held go back to their places, none stays leased.
+    if IS_MICROPYTHON:
+        skip("starts a redis-server (host only)")
+    srv = fleet_server.shared()
+    q, names = fill(srv)
+    import gateway
+
+    orig = gateway.Gateway
+
+    class Late(orig):
+        def name_of(self, i):
+            if i == 4:
+                srv.client(install=False).hset(names, 4, "bogus-4")
+            return orig.name_of(self, i)
+
+    out = []
+    gateway.Gateway = Late
+    try:
+        code = gateway.main(["--url", srv.url, "--queue", q.name, "--names", names, "--local",
+                             "--lease-ms", "20000", "--idle-ms", "300"], out.append)
+    finally:
+        gateway.Gateway = orig
+    assert code == 1, out
+    assert q.info()["leased"] == 0, (q.info(), out)
+    assert 4 in [t[0] for t in q.tickets()]
+    q.destroy()
+
+
+def test_fleetctl_into_a_closed_pipe_exits_quietly():
+    # tools/fleetctl.py source | head: the reader goes away; no BrokenPipeError traceback.
+    if IS_MICROPYTHON:
+        skip("host only")
+    import subprocess
+
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    r, w = os.pipe()
+    os.close(r)  # the reader is gone before the first byte is written
+    p = subprocess.run([sys.executable, os.path.join(root, "tools", "fleetctl.py"), "source"],
+                       stdout=w, stderr=subprocess.PIPE, text=True, timeout=60)
+    os.close(w)
+    assert p.returncode == 0 and p.stderr == "", (p.returncode, p.stderr[-1500:])

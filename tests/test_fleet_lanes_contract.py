@@ -142,3 +142,15 @@ def test_bad_lane_settings_and_arguments_change_nothing():
         assert a[0] != "ok" and _outcome(f.__class__, c, f.name + "x", 4, w) == a, (w, a)
     assert f.tickets() == [(1, 1, 0, False, 1)] and f.lane_info()["held"] == (0, 1)
     f.destroy()
+
+
+def test_pop_until_without_a_deadline_pops_nothing_on_lanes():
+    f, c = _lanes("badin", 4, [1, 1])
+    f.push(1, 2, 0)
+    f.push(2, 2, 1)
+    for d in (2000, None):
+        e = raises(TypeError, f.pop_until, d, LONG)
+        assert "deadline" in str(e), e
+    assert [x[0] for x in f.tickets()] == [1, 2] and f.info()["leased"] == 0
+    raises(TypeError, f.ack, None)
+    f.destroy()

@@ -49,7 +49,15 @@ def check_lost_replies_are_replayed(kind):
         assert q.ack(q.last_lease)
         drop_next(conn)
         assert q.remove(2) and len(q) == 0
-        assert proxy.dropped == 3
+        # dead() takes the letters it returns: a lost reply is replayed, not a letter lost.
+        d = FleetQueue(conn, fleet_server.fresh_name("dropd"), 8, 0, 0, 1)
+        d.push(8, 3)
+        d.pop(60000)
+        assert d.release(d.last_lease) == 2  # delivered once, max_deliveries 1: a dead letter
+        drop_next(conn)
+        assert d.dead(5) == [(8, 3, 0, 1)]
+        assert d.dead(5) == [] and d.info()["dead"] == 0
+        assert proxy.dropped == 4
     finally:
         proxy.close()
 

@@ -140,3 +140,27 @@ def test_a_killed_waiter_loses_nothing():
             p.kill()
     q.push(14, 1)
     assert q.pop_until(Deadline(5000)) == 14
+
+
+def test_an_expired_lease_wakes_no_blocked_waiter_it_is_noticed_within_slice_ms():
+    # What docs/fleet.md says: nothing runs in the server when a lease runs out, so a waiter
+    # already blocked when the lease was taken is not woken by its expiry; it notices at the
+    # end of its current wait, at most slice_ms later.
+    srv, q = setup(slice_ms=1500)
+    got = []
+    waiter = threading.Thread(target=lambda: got.append(q.pop_until(Deadline(20000))))
+    waiter.start()
+    c = srv.client()
+    while not [x for x in c.client_list() if "b" in x["flags"] and x["cmd"] == "blpop"]:
+        time.sleep(0.01)  # until the waiter is blocked in its BLPOP
+    # Another consumer's push and 100 ms lease, taken with no wake token left behind (as when
+    # it is taken between the waiter's pop and its BLPOP), atomically.
+    p = c.pipeline(transaction=True)
+    p.execute_command("FCALL", "tq1_push", 10, *(q.keys + [0, 0, 13, 2]))
+    p.execute_command("FCALL", "tq1_pop", 10, *(q.keys + [0, 0, 100]))
+    p.delete(q.keys[6])
+    p.execute()
+    time.sleep(0.6)  # the lease ran out 0.5 s ago
+    assert got == [] and waiter.is_alive()  # not woken by it
+    waiter.join(10)
+    assert got == [13] and q.last_deliveries == 2  # noticed when the slice ended

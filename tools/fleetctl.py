@@ -15,7 +15,8 @@ survives restarts with persistence and reaches replicas); clients, boards includ
 the functions by name and never hold the Lua. Libraries of other versions may stay loaded
 beside it (their functions have other names) while old clients drain.
 
-Exit: 0 done, 1 a Redis error, 2 usage.
+Exit: 0 done (also when the reader of its output went away: ... | head), 1 a Redis
+error, 2 usage.
 """
 import argparse
 import os
@@ -118,4 +119,12 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # fleetctl.py source | head: the reader went away, which is not an error. stdout goes
+        # to /dev/null so the interpreter's flush at exit prints no second traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        code = 0
+    sys.exit(code)

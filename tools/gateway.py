@@ -37,7 +37,13 @@ then releases the leases of the jobs still on the board (they go back to their p
 once). Prints the board's run lines and, per job, what was done with its lease:
     ack <fleet id> <name>   |   release <fleet id> <name> (failed: <Error>|refused: board full|stopped: not run)
 
-Exit: 0 stopped as asked; 1 a board or fleet error; 2 usage or setup.
+Every --names entry must name a job of a known kind (checked before anything is leased: a
+usage error otherwise); a name of an unknown kind written there later stops the gateway
+(exit 1). However it stops (as asked, an error, Ctrl-C, its output closed: ... | head), it
+first gives back the leases of the jobs still on the board.
+
+Exit: 0 stopped as asked (or its output's reader went away); 1 a board or fleet error;
+2 usage or setup.
 """
 import argparse
 import os
@@ -216,6 +222,30 @@ class UnixPort:
 # ---- the gateway loop
 
 
+def check_names(conn, names, kinds):
+    """Every entry of the --names hash must name a job of a known kind: checked before
+    anything is leased (else the gateway would stop at that ticket, mid-run). Returns an
+    error message, or None."""
+    from shell import job_kind
+
+    t = conn.type(names)
+    t = t.decode() if isinstance(t, bytes) else t
+    if t == "none":
+        return None
+    if t != "hash":
+        return "--names %s: a Redis hash of fleet job id -> job name, not a %s" % (names, t)
+    bad = []
+    for k, v in sorted(conn.hgetall(names).items()):
+        try:
+            job_kind(v.decode(errors="replace"), kinds)
+        except (TypeError, ValueError) as e:
+            bad.append("%s -> %s" % (k.decode(errors="replace"), e))
+    if bad:
+        return "--names %s: %d entr%s of no known kind: %s" % (
+            names, len(bad), "y" if len(bad) == 1 else "ies", "; ".join(bad[:5]))
+    return None
+
+
 class Gateway:
     def __init__(self, fleet, board, names=None, kind="telemetry", lease_ms=30000, window=None,
                  out=print):
@@ -232,6 +262,17 @@ class Gateway:
                 return n.decode() if isinstance(n, bytes) else n
         return "%s-%d" % (self.kind, i)
 
+    def check(self, i, name):
+        # A name whose kind has no job function (written to --names after the start: the
+        # names were all checked then) stops the gateway before the board sees it.
+        from shell import job_kind
+        import workload
+
+        try:
+            job_kind(name, workload.KINDS)
+        except (TypeError, ValueError) as e:
+            raise Stop("fleet job %d in --names %s: %s" % (i, self.names, e))
+
     def take(self, wait):
         """Lease one ticket and hand it to the board. False when none came, or the board
         refused it (backpressure: its lease is released, the ticket is back in place)."""
@@ -240,7 +281,13 @@ class Gateway:
             i = f.pop_until(wait, self.lease_ms) if wait is not None else f.pop(self.lease_ms)
         except (QueueEmpty, Timeout):
             return False
-        token, cls, name = f.last_lease, f.last_priority, self.name_of(i)
+        token, cls = f.last_lease, f.last_priority
+        try:
+            name = self.name_of(i)
+            self.check(i, name)
+        except Stop:
+            f.release(token)  # not ours to run: back to its place, then stop
+            raise
         b = self.board.submit(name, cls)
         if b is None:
             f.release(token)
@@ -278,13 +325,20 @@ class Gateway:
             self.out("release %d %s (failed: %s)" % (i, name, result))
         return True
 
-    def give_back(self):
-        # Stopped as asked: the jobs still on the board will not run here, so their tickets
-        # go back to their places now, not when their leases run out.
+    def give_back(self, quiet=False):
+        # Stopped: the jobs still on the board will not run here, so their tickets go back
+        # to their places now, not when their leases run out. quiet: after an error, best
+        # effort and no output (the output may be what failed).
         for b, (token, i, name, _) in list(self.held.items()):
-            self.fleet.release(token)
+            try:
+                self.fleet.release(token)
+            except Exception:
+                if not quiet:
+                    raise
+                continue
             del self.held[b]
-            self.out("release %d %s (stopped: not run)" % (i, name))
+            if not quiet:
+                self.out("release %d %s (stopped: not run)" % (i, name))
 
     def run(self, max_jobs=None, idle_ms=None):
         idle = Deadline(None)
@@ -373,12 +427,26 @@ def main(argv=None, out=print):
             fleet = open_queue(redis.Redis.from_url(a.url), a.queue, a.prefix)
         except (redis.RedisError, FleetError, ValueError) as e:  # ValueError: the URL, a { } in a name
             raise Stop("fleet queue %s at %s: %s" % (a.queue, a.url, e), 2)
+        if a.names:
+            try:
+                bad = check_names(fleet.conn, a.names, workload.KINDS)
+            except redis.RedisError as e:
+                raise Stop("--names %s: %s" % (a.names, e), 2)
+            if bad:
+                raise Stop(bad, 2)
         board, closer = open_target(a, out)
         gw = Gateway(fleet, board, a.names, a.kind, a.lease_ms, a.window, out)
         out("== gateway: fleet queue %s at %s%s -> worker on %s, window %d, lease %d ms" % (
             a.queue, a.url, " (lanes %s)" % ":".join(map(str, fleet.weights)) if hasattr(fleet, "lanes") else "",
             board.where, gw.window, a.lease_ms))
-        gw.run(a.max, a.idle_ms)
+        try:
+            gw.run(a.max, a.idle_ms)
+        except BaseException:
+            # Stopped by an error, Ctrl-C or a closed output: the jobs still on the board
+            # will not be run by this gateway, so their tickets go back now (best effort:
+            # the fleet may be what failed; then they come back when their leases run out).
+            gw.give_back(quiet=True)
+            raise
         gw.give_back()
         out("== %d jobs ran: %d acked, %d released (failed), %d refused by the board" % (
             gw.ran, gw.acked, gw.released, gw.refused))
@@ -387,12 +455,25 @@ def main(argv=None, out=print):
         print("tools/gateway.py: %s" % e, file=sys.stderr)
         return e.code
     except KeyboardInterrupt:
-        print("tools/gateway.py: interrupted; tickets still on the board come back when their "
-              "leases run out", file=sys.stderr)
+        print("tools/gateway.py: interrupted; tickets still on the board were given back (or "
+              "come back when their leases run out)", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # gateway.py ... | head: the reader went away
+        quiet_stdout()
+        return 0
     finally:
         if closer is not None:
             closer.close()
+
+
+def quiet_stdout():
+    # After a BrokenPipeError on stdout: point it at /dev/null, so the interpreter's own
+    # flush at exit does not print another traceback.
+    try:
+        fd = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(fd, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":
