@@ -94,3 +94,6 @@ def test_lane_max_wait_keeps_the_one_int_rule():
     assert str(raises(TypeError, lane_max_wait, q, 0, 3.0)) == "cls must be int"
     assert str(raises(TypeError, lane_max_wait, q, "0", 3)) == "lane must be int"
     assert str(raises(ValueError, lane_max_wait, q, 0, -1)) == "cls must be 0..3"
+    from ticketq import TicketQueue
+    e = raises(TypeError, lane_max_wait, TicketQueue(8), 0, 3)
+    assert "LaneQueue" in str(e) and "max_wait" in str(e), str(e)
