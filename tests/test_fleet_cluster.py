@@ -19,7 +19,7 @@ if not IS_MICROPYTHON:
     from ticketq_fleetlanes import FleetLaneQueue
     from ticketq_wait import Timeout
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
 def host_only():
