@@ -96,7 +96,7 @@ class Redis:
                 self._command(("AUTH", self.password))
             if self.db:
                 self._command(("SELECT", self.db))
-        except Exception:
+        except BaseException:  # Ctrl-C too: a socket without its AUTH or SELECT must not stay
             self.close()
             raise
 

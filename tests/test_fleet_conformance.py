@@ -6,10 +6,16 @@
 # TicketQueue's public API is used, so the reference may change inside freely.
 # The fleet side runs through redis-py and through the board client (ticketq_resp) on
 # CPython; the unix port runs the board client in test_fleet_board.py.
+# The streams go between full and empty: a full queue is pushed at on one step in four,
+# an empty one popped on one in three, clear is rare; the op mix of each run is counted
+# and must reach floors (full, empty, remove found and not, bad input, clear) and stay
+# under ceilings (clears, refused pushes), with derandomized streams so that is fixed.
 # On MicroPython this module is reported as skipped (cannot import hypothesis).
 from hypothesis import settings, strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from hypothesis.stateful import run_state_machine_as_test
 
+import collections
 from enum import IntEnum
 
 import ticketq_audit
@@ -32,6 +38,7 @@ BAD_CLASS = st.sampled_from([-1, 4, 2 ** 31, 2.0, "1", None, True, False, Cls.LO
 
 
 _conns = {}  # one connection of each kind for the whole run
+seen = collections.Counter()  # "<call>:<outcome>" over a whole run: the op mix (floors below)
 
 
 def outcome(fn, *args):
@@ -42,6 +49,29 @@ def outcome(fn, *args):
         return ("ok", fn(*args))
     except (QueueFull, QueueEmpty, TypeError, ValueError) as e:
         return (type(e).__name__, str(e))
+
+
+def _steps(self):
+    return getattr(self, "steps", 0)
+
+
+def room(self):
+    # Push rules run when the queue has room, and on one step in four when it is full: a
+    # full queue is drained more than it is pushed at, so the streams go between full and
+    # empty instead of sitting at full. (steps: counted by the invariant, after every step.)
+    return not hasattr(self, "t") or len(self.t) < self.t.capacity or _steps(self) % 4 == 0
+
+
+def work(self):
+    # Pop and peek rules run when something is queued, and on one step in three when
+    # nothing is: QueueEmpty is checked, without streams that pop an empty queue again and
+    # again.
+    return not hasattr(self, "t") or len(self.t) > 0 or _steps(self) % 3 == 0
+
+
+def rarely(self):
+    # clear: on one step in twelve, and only with something to clear.
+    return hasattr(self, "t") and len(self.t) > 0 and _steps(self) % 12 == 7
 
 
 class Conformance(RuleBasedStateMachine):
@@ -71,27 +101,34 @@ class Conformance(RuleBasedStateMachine):
         a = outcome(getattr(self.t, name), *args)
         b = outcome(getattr(self.f, name), *args)
         assert a == b, "%s%r: TicketQueue %r, FleetQueue %r" % (name, args, a, b)
+        seen["%s:%s" % (name, a[0] if a[0] != "ok" or name != "remove" else a[1])] += 1
         return a
 
+    @precondition(room)
     @rule(i=GOOD_ID, c=GOOD_CLASS)
     def push(self, i, c):
         self.same("push", i, c)
 
+    @precondition(room)
     @rule(batch=st.lists(st.tuples(GOOD_ID, GOOD_CLASS), min_size=2, max_size=6))
     def push_several(self, batch):
         # Several classes queued at once: what aging and the class bands need to matter.
         for i, c in batch:
-            self.same("push", i, c)
+            if self.same("push", i, c)[0] != "ok":
+                break  # full: refused once is enough
 
+    @precondition(room)
     @rule(i=GOOD_ID | BAD, c=GOOD_CLASS | BAD_CLASS)
     def push_any(self, i, c):
         self.same("push", i, c)
 
+    @precondition(work)
     @rule()
     def pop(self):
         if self.same("pop")[0] == "ok":
             assert self.last()
 
+    @precondition(work)
     @rule()
     def pop_leased_then_ack(self):
         # A leased pop that is acked is a pop: the same ticket, digest and aging step (and, in
@@ -99,12 +136,14 @@ class Conformance(RuleBasedStateMachine):
         a = outcome(self.t.pop)
         b = outcome(self.f.pop, 60000)
         assert a == b
+        seen["pop leased:" + a[0]] += 1
         if a[0] == "ok":
             assert self.f.last_deliveries == 1
             assert self.f.ack(self.f.last_lease) is True
             assert self.f.ack(self.f.last_lease) is False  # done once only
             assert self.last()
 
+    @precondition(work)
     @rule()
     def peek(self):
         self.same("peek")
@@ -113,6 +152,7 @@ class Conformance(RuleBasedStateMachine):
     def remove(self, i):
         self.same("remove", i)
 
+    @precondition(rarely)
     @rule()
     def clear(self):
         self.same("clear")
@@ -122,6 +162,7 @@ class Conformance(RuleBasedStateMachine):
     def agree(self):
         if not hasattr(self, "f"):
             return
+        self.steps = _steps(self) + 1
         assert len(self.t) == len(self.f)
         assert self.t.full() == self.f.full()
         assert self.t.digest == self.f.digest
@@ -134,18 +175,44 @@ class Conformance(RuleBasedStateMachine):
             self.f.destroy()
 
 
-def both_clients(machine):
-    # The machine's test cases through redis-py (80 examples) and through the board client
-    # on CPython (40); also test_fleet_lanes_conformance's.
-    out = []
-    for conn, n in (("redis-py", 80), ("resp", 40)):
-        case = type(machine.__name__ + conn.title().replace("-", ""), (machine,), {"conn": conn}).TestCase
-        case.settings = settings(max_examples=n, stateful_step_count=50, deadline=None)
-        out.append(case)
-    return out
+# The op mix a run must reach (each a floor on "<call>:<outcome>" counts over the run's
+# streams): full and empty, found and not found, bad input refused, clear. derandomize: the
+# same streams every run, so the floors are a fixed check, not a dice roll.
+FLOORS = {"push:ok": 300, "push:QueueFull": 40, "push:TypeError": 20, "push:ValueError": 20,
+          "pop:ok": 100, "pop:QueueEmpty": 10, "pop leased:ok": 40, "pop leased:QueueEmpty": 10,
+          "peek:ok": 30, "peek:QueueEmpty": 10, "remove:True": 20, "remove:False": 20,
+          "remove:TypeError": 5, "clear:ok": 5}
 
 
-test_conformance_redis_py, test_conformance_board_client = both_clients(Conformance)
+def check_run(machine, conn, examples, floors):
+    seen.clear()
+    run_state_machine_as_test(
+        type(machine.__name__ + conn.title().replace("-", ""), (machine,), {"conn": conn}),
+        settings=settings(max_examples=examples, stateful_step_count=50, deadline=None, derandomize=True,
+                          database=None))
+    short = dict((k, seen[k]) for k in floors if seen[k] < floors[k])
+    assert not short, "the streams never reached: %r (all: %r)" % (short, dict(seen))
+    # ... and did not sit at full or keep starting again: clear is rare, and a full queue is
+    # drained more than pushed at (before the preconditions: 15% clears, 47% refused pushes).
+    steps = sum(seen.values())
+    pushes = sum(v for k, v in seen.items() if k.startswith("push:") and not k.endswith("Error"))
+    assert seen["clear:ok"] <= steps * 0.05, dict(seen)
+    assert seen["push:QueueFull"] + seen["push:LaneFull"] <= pushes * 0.4, dict(seen)
+
+
+def both_clients(machine, floors):
+    # Two tests: the machine through redis-py and through the board client on CPython (80
+    # streams each), each checking its op mix; also test_fleet_lanes_conformance's.
+    def redis_py():
+        check_run(machine, "redis-py", 80, floors)
+
+    def board_client():
+        check_run(machine, "resp", 80, floors)
+
+    return redis_py, board_client
+
+
+test_conformance_redis_py, test_conformance_board_client = both_clients(Conformance, FLOORS)
 
 
 def test_constructor_errors_are_ticketqueues():

@@ -296,3 +296,27 @@ def test_ctrl_c_during_a_call_closes_the_connection():
     assert c.execute_command("ECHO", "second") == b"second"
     assert c.connects == 2
     c.close()
+
+
+def test_ctrl_c_while_connecting_leaves_no_half_set_up_connection():
+    # Interrupted between connect and SELECT (or AUTH), the socket must not stay: the next
+    # command would run on a connection that never selected its db.
+    port, proxy = _server()
+    import ticketq_resp
+
+    c = ticketq_resp.Redis("127.0.0.1", port, db=3)
+    k = "board-select-%d" % port
+
+    def interrupted(args):
+        del c._command  # once
+        raise KeyboardInterrupt
+
+    c._command = interrupted
+    raises(KeyboardInterrupt, c.execute_command, "PING")
+    assert c.execute_command("SET", k, "in db 3") == b"OK"
+    d0 = ticketq_resp.Redis("127.0.0.1", port)
+    assert d0.execute_command("GET", k) is None  # not in db 0
+    assert c.execute_command("GET", k) == b"in db 3"
+    c.execute_command("DEL", k)
+    c.close()
+    d0.close()

@@ -20,7 +20,8 @@ from ticketq_lanes import LaneQueue, table
 from ticketq_fleet import FleetQueue
 from ticketq_fleetlanes import FleetLaneQueue
 import fleet_server
-from test_fleet_conformance import BAD, BAD_CLASS, GOOD_CLASS, GOOD_ID, M30, Conformance, both_clients, outcome
+from test_fleet_conformance import (BAD, BAD_CLASS, FLOORS, GOOD_CLASS, GOOD_ID, M30, Conformance, both_clients,
+                                    _steps, outcome, rarely, room, work)
 
 WEIGHTS = st.lists(st.sampled_from([1, 1, 1, 2, 3, 5, 13, 100]), min_size=1, max_size=5)
 BAD_LANE = st.sampled_from([-1, 30, 31, 2 ** 31, -2 ** 40, 1.0, "0", None, b"1", True, False])
@@ -53,27 +54,33 @@ class LaneConformance(Conformance):
         return (self.t.last_priority, self.t.last_seq, self.t.last_lane) == (
             self.f.last_priority, self.f.last_seq, self.f.last_lane)
 
+    @precondition(room)
     @rule(i=GOOD_ID, c=GOOD_CLASS, data=st.data())
     def push(self, i, c, data):
         self.same("push", i, c, self.lane(data))
 
+    @precondition(room)
     @rule(n=st.integers(2, 6), data=st.data())
     def push_several(self, n, data):
         # Several lanes and classes queued at once: what the rotation and aging need.
         for _ in range(n):
-            self.same("push", data.draw(GOOD_ID), data.draw(GOOD_CLASS), self.lane(data))
+            if self.same("push", data.draw(GOOD_ID), data.draw(GOOD_CLASS), self.lane(data))[0] != "ok":
+                break  # full, or the lane is: refused once is enough
 
+    @precondition(room)
     @rule(i=GOOD_ID | BAD, c=GOOD_CLASS | BAD_CLASS, l=st.integers(-1, 5) | BAD_LANE)
     def push_any(self, i, c, l):
         self.same("push", i, c, l)
 
+    @precondition(work)
     @rule(n=st.integers(2, 6))
     def pop_several(self, n):
         for _ in range(n):
-            if self.same("pop")[0] == "ok":
-                assert self.last()
+            if self.same("pop")[0] != "ok":
+                break  # QueueEmpty once is enough
+            assert self.last()
 
-    @precondition(lambda self: hasattr(self, "t") and self.t.digest % 5 == 0)
+    @precondition(rarely)
     @rule()
     def clear(self):
         self.same("clear")
@@ -87,6 +94,7 @@ class LaneConformance(Conformance):
     def agree(self):
         if not hasattr(self, "f"):
             return
+        self.steps = _steps(self) + 1  # the step counter of the preconditions
         t, f = self.t, self.f
         assert (len(t), t.full(), t.digest) == (len(f), f.full(), f.digest)
         assert f.lane_info()["queued"] == tuple([t.lane_len(l) for l in range(t.lanes)])
@@ -95,7 +103,10 @@ class LaneConformance(Conformance):
         assert (t.last_priority, t.last_seq, t.last_lane) == (f.last_priority, f.last_seq, f.last_lane)
 
 
-test_lane_conformance_redis_py, test_lane_conformance_board_client = both_clients(LaneConformance)
+# The plain machine's floors, and a lane's own bound reached (LaneFull) and lane_len refused.
+LANE_FLOORS = dict(FLOORS, **{"push:QueueFull": 15, "push:LaneFull": 30, "lane_len:ok": 30,
+                              "lane_len:ValueError": 5})
+test_lane_conformance_redis_py, test_lane_conformance_board_client = both_clients(LaneConformance, LANE_FLOORS)
 
 
 def server_table(conn, weights):
