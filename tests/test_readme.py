@@ -213,3 +213,28 @@ def test_readme_lanes_figures_are_the_demonstrations():
     want = re.search(r"strict FIFO: the quiet source waits up to (\d+) pops .*?, and (\d+) of its (\d+) pushes are "
                      r"refused.*lanes: the quiet source waits at most (\d+) pop", summary)
     assert want and got.groups() == want.groups(), (got.groups(), want and want.groups())
+
+
+def test_boards_page_says_what_deploy_leaves_off():
+    # README sends rp2 and esp32 users to docs/boards.md, whose step 2 is tools/deploy.py;
+    # lanes.md says fair lanes run on every target but the micro:bit. A profile's FILES are
+    # the worker's modules, though: `tools/deploy.py rp2` put no ticketq_lanes (nor
+    # ticketq_async, ticketq_resp ...) on the board, and `import ticketq_lanes` failed there
+    # with nothing on the page saying so. Every module mip installs (package.json) that a
+    # profile other than the micro:bit's leaves off is named in that step, with the route
+    # (`--add lib/...`) that puts it on.
+    _host()
+    import json
+
+    with open(os.path.join(ROOT, "package.json"), encoding="utf-8") as f:
+        mip = {u[0][:-3] for u in json.load(f)["urls"]}
+    left = set()
+    for b in os.listdir(os.path.join(ROOT, "boards")):
+        if b != "microbit" and os.path.isfile(os.path.join(ROOT, "boards", b, "board.py")):
+            left |= mip - _profile_modules(b) - {"ticketq_viper"}
+    assert "ticketq_lanes" in left, left  # what this test is about
+    step = _read(os.path.join("docs", "boards.md")).split("## On a real board", 1)[1].split("\n3. ", 1)[0]
+    step = " ".join(step.split())
+    assert "--add lib/ticketq_lanes.py" in step, step
+    missing = sorted(m for m in left if "`%s`" % m not in step)
+    assert not missing, "docs/boards.md's deploy step does not name %s" % missing
