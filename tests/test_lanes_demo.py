@@ -114,3 +114,29 @@ def test_another_run_leaves_the_committed_picture_alone():
     from test_islands import leaves_the_committed_picture_alone
 
     leaves_the_committed_picture_alone(demo, "lanes.svg")
+
+
+def test_a_bad_option_is_named_with_its_range():
+    # `--capacity 0` used to print every option's range ("out of range: ticks 1..5000,
+    # capacity 2..4096, ...") without saying which one was wrong.
+    demo = _tools()
+    import contextlib
+    import io
+    for argv, want in ((["--capacity", "0"], "--capacity 0: 2..4096"),
+                       (["--ticks", "-5"], "--ticks -5: 1..5000"),
+                       (["--every", "0"], "--every 0: at least 2"),
+                       (["--period", "4"], "--period 4: at least 5"),
+                       (["--burst", "1"], "--burst 1: 2..1000"),
+                       (["--chatty-cap", "40"], "--chatty-cap 40: 1..31 (below --capacity 32)"),
+                       (["--capacity", "8", "--chatty-cap", "8"], "--chatty-cap 8: 1..7 (below --capacity 8)")):
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            try:
+                demo.main(argv + ["--no-vm", "--no-svg"])
+            except SystemExit as e:
+                assert e.code == 2, (argv, e.code)
+            else:
+                raise AssertionError("accepted: %s" % argv)
+        text = err.getvalue()
+        assert want in text, (argv, text)
+        assert text.count("error:") == 1 and "ticks 1..5000, capacity" not in text, text

@@ -237,11 +237,15 @@ def main(argv=None):
                     help="require the MicroPython VM (fail if it cannot run)")
     vm.add_argument("--no-vm", action="store_true", help="skip the MicroPython VM")
     args = ap.parse_args(argv)
-    if not (1 <= args.ticks <= 5000 and 2 <= args.capacity <= 4096
-            and 1 <= args.chatty_cap < args.capacity and args.period >= 5
-            and 2 <= args.burst <= 1000 and args.every >= 2):
-        ap.error("out of range: ticks 1..5000, capacity 2..4096, 1 <= chatty-cap < capacity, "
-                 "period >= 5, burst 2..1000, every >= 2")
+    # Each option checked on its own, so that the message names the one that is wrong.
+    for name, v, lo, hi in (("ticks", args.ticks, 1, 5000), ("capacity", args.capacity, 2, 4096),
+                            ("period", args.period, 5, None), ("burst", args.burst, 2, 1000),
+                            ("every", args.every, 2, None)):
+        if v < lo or (hi is not None and v > hi):
+            ap.error("--%s %d: %s" % (name, v, "at least %d" % lo if hi is None else "%d..%d" % (lo, hi)))
+    if not 1 <= args.chatty_cap < args.capacity:
+        ap.error("--chatty-cap %d: 1..%d (below --capacity %d)"
+                 % (args.chatty_cap, args.capacity - 1, args.capacity))
 
     r = run(seed=args.seed, ticks=args.ticks, capacity=args.capacity, period=args.period,
             burst=args.burst, every=args.every, chatty_cap=args.chatty_cap)
