@@ -238,3 +238,22 @@ def test_boards_page_says_what_deploy_leaves_off():
     assert "--add lib/ticketq_lanes.py" in step, step
     missing = sorted(m for m in left if "`%s`" % m not in step)
     assert not missing, "docs/boards.md's deploy step does not name %s" % missing
+
+
+def test_speed_figures_name_their_run():
+    # README and docs/speed.md quote ratios to three digits (24.4x on the viper path). Two
+    # runs of tools/bench/run.py on another 2-core machine, minutes apart, gave 31.4x and
+    # 50.1x for the same cell: both ticketq's time and the tuple baseline's move between
+    # runs. So README and speed.md say the figures are one run's, and speed.md names that
+    # run's CPU (results.json, as BENCHMARKS.md does) and how far other runs moved.
+    _host()
+    import json
+
+    with open(os.path.join(ROOT, "tools", "bench", "results.json"), encoding="utf-8") as f:
+        cpu = json.load(f)["machine"]["cpu"].split(",")[0]
+    text = " ".join(_read(os.path.join("docs", "speed.md")).split())
+    after = text.split("<!-- end of the generated speed table -->", 1)[1].split("## ", 1)[0]
+    assert cpu in after, (cpu, after)
+    assert "one run" in after.lower() and "baseline" in after, after
+    speed = " ".join(_read("README.md").split("## Speed", 1)[1].split("\n## ", 1)[0].split())
+    assert "one run" in speed, speed
