@@ -108,3 +108,20 @@ def test_a_file_that_is_not_a_profile_is_named_not_a_traceback(tmp_path=None):
             f.write(data)
         e = raises(deploy.DeployError, deploy.read_profile, path)
         assert "not a board profile" in str(e) and path in str(e), str(e)
+
+
+def test_an_added_module_may_not_shadow_a_profiles_mpy():
+    # On rp2 the profile puts ticketq.mpy on; `--add lib/ticketq.py` put ticketq.py beside
+    # it, which MicroPython imports first (.py before .mpy): the board ran the stripped
+    # source, without the .mpy's RAM saving, and nothing said so. The same module under two
+    # names is refused like two files under one name, before any board is reached.
+    deploy = _deploy()
+    prof = deploy.read_profile("rp2")
+    assert prof.get("MPY")
+    lib = os.path.join(deploy.ROOT, "lib")
+    e = raises(deploy.DeployError, lambda: deploy.plan(prof, mpy=True, lib_only=True,
+                                                       add=[os.path.join(lib, "ticketq.py")]))
+    assert "both import as ticketq" in str(e), str(e)
+    # a module the profile leaves off goes on as before (docs/boards.md: --add lib/ticketq_lanes.py)
+    items = deploy.plan(prof, mpy=True, lib_only=True, add=[os.path.join(lib, "ticketq_lanes.py")])
+    assert "ticketq_lanes.py" in [i.name for i in items]

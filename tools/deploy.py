@@ -185,6 +185,11 @@ def plan(prof, mpy=False, lib_only=False, add=()):
         base = os.path.basename(path)
         if base in seen:
             raise DeployError("%s and %s both land as %s" % (seen[base], path, base))
+        stem, ext = os.path.splitext(base)
+        twin = stem + {".py": ".mpy", ".mpy": ".py"}.get(ext, ext)
+        if twin != base and twin in seen:  # MicroPython imports x.py before x.mpy
+            raise DeployError("--add %s: %s and %s (from %s) both import as %s, and MicroPython "
+                              "takes the .py" % (path, base, twin, seen[twin], stem))
         seen[base] = path
         items.append(Item(os.path.abspath(path), base, "stripped" if base.endswith(".py") else "copied"))
     return items
