@@ -93,6 +93,10 @@ def test_bad_options_are_usage_errors_before_any_board_is_reached(tmp_path=None)
                                capture_output=True, text=True, cwd=d, timeout=60)
             assert p.returncode == 2 and want in p.stderr and "Traceback" not in p.stderr, (args, target, p.returncode, p.stderr)
             assert "cannot reach" not in p.stderr and p.stdout == "", (args, p.stdout, p.stderr)
+            # the error names the option given, not every option's rule (it said "--retries:
+            # at least 0; --timeout: more than 0 seconds" for either)
+            other = "--timeout" if args[0] == "--retries" else "--retries"
+            assert other not in p.stderr.split("error:", 1)[1], (args, p.stderr)
 
 
 def test_a_file_that_is_not_a_profile_is_named_not_a_traceback(tmp_path=None):

@@ -815,8 +815,10 @@ def main(argv=None):
     board = args.board or args.emulate
     if not board:
         p.error("give a board profile (or --emulate)")
-    if args.retries < 0 or not args.timeout > 0:
-        p.error("--retries: at least 0; --timeout: more than 0 seconds")
+    if args.retries < 0:
+        p.error("--retries %d: at least 0" % args.retries)
+    if not args.timeout > 0:
+        p.error("--timeout %s: a number of seconds more than 0" % args.timeout)
     try:
         prof = read_profile(board)
         # the files to add, and name clashes, before any board is reached (a usage error)
