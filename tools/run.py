@@ -326,8 +326,8 @@ def run_board(args, url, path, emulated):
     t0 = time.monotonic()
     try:
         board = deploy.open_board(url, args.timeout)
-    except deploy.DeployError as e:
-        raise Stop(str(e), SETUP)
+    except deploy.DeployError as e:  # no answer: the run failed (exit 1, as deploy.py's and devtest.py's)
+        raise Stop(str(e), FAILED)
     with board:
         from devtest import pick_profile  # --board, else the profile named as its sys.platform
 
