@@ -98,6 +98,16 @@
      "file": "lib/ticketq_softticks.py", "rule": "reportAttributeAccessIssue",
      "line": "_mono = time.monotonic_ns",
      "why": "the CPython branch (except AttributeError); no board imports this module"},
+    # --- lib/ticketq_fleet.py: a lock and fork detection where the interpreter has them
+    {"kind": "fp", "targets": ["host", "microbit"],
+     "file": "lib/ticketq_fleet.py", "rule": "reportMissingImports",
+     "line": "from _thread import allocate_lock",
+     "why": "guarded by try/except ImportError: without _thread (the WebAssembly VM, the "
+            "micro:bit) there are no threads to lock out; the fleet tier needs sockets anyway"},
+    {"kind": "fp", "targets": ["microbit"],
+     "file": "lib/ticketq_fleet.py", "rule": "reportAttributeAccessIssue",
+     "line": "from os import getpid",
+     "why": "guarded by try/except ImportError: a board's os has no getpid and no fork"},
     # --- lib/ticketq_fleetlanes.py
     {"kind": "fp", "targets": "*",
      "file": "lib/ticketq_fleetlanes.py", "rule": "reportIncompatibleMethodOverride",
