@@ -115,8 +115,15 @@ class TicketQueue(QueueBase):
 # The hot path: viper where the port compiles it (ticketq_viper), this bytecode class where
 # it does not. PATH says which ("viper" or "bytecode"). To force the bytecode path, block
 # the module before the first import: sys.modules["ticketq_viper"] = None.
+# Any failure to load it keeps the bytecode path, not only ImportError (no module: the
+# micro:bit, CPython): SyntaxError or NotImplementedError (no emitter: the VM), ValueError
+# (a corrupt or foreign .mpy), MemoryError (compiling it). (PATH comes from the module, not
+# from a `PATH = "viper"` line here: that one costs the micro:bit's `import ticketq` 96 B.
+# And a tuple, redundant as it is: `except Exception:` compiles a few bytes smaller, which
+# moved the micro:bit's heap layout so that test_queue_renumber no longer compiled there,
+# measured with tools/devtest.py --emulate microbit; this keeps the old layout.)
 PATH = "bytecode"
 try:
     from ticketq_viper import TicketQueue, PATH
-except (ImportError, SyntaxError):  # no module (micro:bit), no emitter (the VM), CPython
+except (ImportError, Exception):
     pass

@@ -37,7 +37,9 @@ Hot paths (``PATH``): on ports with MicroPython's native emitter (rp2, esp32, st
 unix port) ``TicketQueue`` is the viper class of ``ticketq_viper`` (push, pop, peek and
 len as ``@micropython.viper`` code, ~10x the bytecode speed, docs/speed.md); elsewhere
 (the WebAssembly VM, the micro:bit, CPython, and a 64-bit unix port) it is the bytecode
-class. Both keep this contract exactly: same results, digest, errors, renumbering and
+class, as it is wherever ``ticketq_viper`` fails to load for any reason (an exception of
+any kind while importing it: no emitter, a corrupt or foreign ``.mpy``, MemoryError).
+``ticketq_lanes.LaneQueue`` stands on the bytecode class on every path. Both keep this contract exactly: same results, digest, errors, renumbering and
 aging, no allocation. To force the bytecode path (tests, benchmarks), block the viper
 module before the first ``import ticketq``: ``sys.modules["ticketq_viper"] = None``.
 
@@ -96,7 +98,11 @@ class TicketQueue:
 
     aging: int
     """Promote the oldest ticket (pushed first) below CRITICAL one class every ``aging`` pops;
-    0 = off. 0 <= aging <= 2**30 - 1 (a small int)."""
+    0 = off. 0 <= aging <= 2**30 - 1 (a small int). Checked by the constructor only: it may
+    be reassigned between pops, to a plain int in that range, but the assignment is not
+    checked (a property would slow every pop on a board). The viper class refuses a non-int
+    there (TypeError); on the bytecode path a non-int fails in a later pop, after that pop's
+    ticket has left the queue."""
 
     last_priority: int
     """Class (0..3) of the ticket the last pop() returned; -1 before the first pop since

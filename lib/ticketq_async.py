@@ -32,8 +32,9 @@ class AsyncTickets:
         for e in self._w:
             e.set()
 
-    def push(self, job_id, priority):
-        s = self.q.push(job_id, priority)
+    def push(self, job_id, priority, lane=None):
+        # lane: for a ticketq_lanes.LaneQueue (None: its lane 0, or a TicketQueue)
+        s = self.q.push(job_id, priority) if lane is None else self.q.push(job_id, priority, lane)
         self.wake()
         return s
 

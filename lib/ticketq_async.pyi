@@ -38,6 +38,8 @@ Design sources: FreeRTOS ``xQueueReceive`` / ``xTaskCheckForTimeOut``, Zephyr
 ``sys_timepoint_timeout``, MicroPython asyncio (``Event``, ``create_task``, ``sleep_ms``).
 """
 
+from typing import Optional
+
 from ticketq import TicketQueue
 from ticketq_ticks import Deadline
 
@@ -55,9 +57,11 @@ class AsyncTickets:
 
     def __init__(self, q: TicketQueue) -> None: ...
 
-    def push(self, job_id: int, priority: int) -> int:
-        """``q.push(job_id, priority)`` then ``wake()``. Returns the sequence number; raises
-        what ``TicketQueue.push`` raises (QueueFull, TypeError, ValueError), waking no one."""
+    def push(self, job_id: int, priority: int, lane: Optional[int] = None) -> int:
+        """``q.push(job_id, priority)`` then ``wake()``; with a ``lane``, for a
+        ``ticketq_lanes.LaneQueue``, ``q.push(job_id, priority, lane)``. Returns the sequence
+        number; raises what ``q.push`` raises (QueueFull or LaneFull, TypeError,
+        ValueError), waking no one."""
 
     def wake(self) -> None:
         """Wake every waiting coroutine so it re-checks the queue. Harmless when none waits."""

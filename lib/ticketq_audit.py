@@ -183,9 +183,10 @@ def max_wait(capacity, aging, cls):
 def lane_max_wait(q, lane, cls):
     # max_wait for a ticket of class `cls` in lane `lane` of LaneQueue q, read from its
     # table (see ticketq_audit.pyi for the proof). None: unbounded (strict priority).
-    _int(lane, 0, q.lanes - 1, "lane")
-    if not 0 <= cls <= 3:
-        raise ValueError("lane_max_wait(q, lane, cls 0..3)")
+    if not hasattr(q, "lanes"):  # a TicketQueue has no lanes: say so, not AttributeError
+        raise TypeError("q must be a LaneQueue (ticketq_audit.max_wait for a TicketQueue)")
+    lane = _int(lane, 0, q.lanes - 1, "lane")  # plain ints (ticketq.pyi, "Integers")
+    cls = _int(cls, 0, 3, "cls")
     t = q._tb
     size = len(t)
     pos = [p for p in range(size) if t[p] == lane]

@@ -101,7 +101,9 @@ def max_wait(capacity: int, aging: int, cls: int) -> Optional[int]:
 def lane_max_wait(q: LaneQueue, lane: int, cls: int) -> Optional[int]:
     """Upper bound on the pops of *other* tickets that can come before a ticket of class
     ``cls`` (0..3) in ``lane`` of ``q`` pops, whatever is pushed meanwhile; None where there
-    is no bound. Read from the queue's table, lane bounds and aging.
+    is no bound. Read from the queue's table, lane bounds and aging. ``lane`` and ``cls``
+    follow ticketq.pyi's "Integers" rule (TypeError ``"cls must be int"``, ValueError
+    ``"cls must be 0..3"``).
 
     - ``cls == 3``: G, the most table entries from a start just past one of the lane's
       entries to the B-th of its entries after that (B = ``q.lane_capacity[lane]``), less

@@ -5,11 +5,12 @@
 # Why a separate module: a BBC micro:bit v1 (MicroPython 1.9.2, ~10 KB heap) compiles a
 # whole module in RAM before running it, and needs about three times its stripped size free
 # to do so. With the whole class in one module, `import ticketq` needed nearly all of the
-# heap and failed after any earlier REPL command; in two halves it still imports after
-# `from microbit import *` and ~400 B more of the user's objects, or ~700 B of them alone
-# (over the raw REPL, as tools/devtest.py checks it on the board; the interactive REPL
-# keeps ~300 B more for itself). The hot path (push, pop, peek, len) is in
-# ticketq.py, the subclass, so its method lookups stop at the first class dictionary.
+# heap and failed after any earlier REPL command; split in three modules (ticketq, the
+# heap in ticketq_heap, this one) it still imports after `from microbit import *` and a
+# few hundred bytes of the user's objects (over the raw REPL, as tools/devtest.py checks
+# it on the board with 256 B; the interactive REPL keeps ~300 B more for itself). The hot
+# path (push, pop, peek, len) is in ticketq.py, the subclass, so its method lookups stop
+# at the first class dictionary.
 from array import array
 from ticketq_heap import delete, oldest, _int
 

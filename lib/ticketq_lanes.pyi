@@ -61,8 +61,12 @@ O(n) search + O(1) unlink; aging every N pops an O(n) scan plus a walk of one la
 Building the table: O(W * lanes), once.
 
 Sequence numbers, ``first_seq``, renumbering, ``last_priority``/``last_seq``, ``trace``,
-``full``, ``len`` and the exceptions are TicketQueue's (this class is a subclass). A LaneQueue
-with one lane pops exactly what a TicketQueue pops, digest included.
+``full``, ``len`` and the exceptions are TicketQueue's (this class is a subclass of the
+*bytecode* TicketQueue on every path, ``ticketq.PATH``: it replaces push, pop, peek and
+remove, and the viper class under it would only halve its speed; so where ``PATH`` is
+``"viper"``, ``isinstance(q, ticketq.TicketQueue)`` is False for a LaneQueue, and
+``ticketq_base.QueueBase`` is the class every queue shares). A LaneQueue with one lane pops
+exactly what a TicketQueue pops on either path, digest included (tests/test_differential.py).
 """
 
 from typing import Sequence, Tuple, Union

@@ -12,20 +12,30 @@ TICKS_PERIOD = 0x40000000  # 2**30: not a small int on a 32-bit port, so hot pat
 TICKS_MAX = 0x3FFFFFFF
 
 
+def _ms(v, s):
+    # The one int rule (ticketq.pyi, "Integers"): an int, bool or int subclass as its plain
+    # int (v + 0: int(v) fails for an int subclass on MicroPython 1.9), else TypeError.
+    if not isinstance(v, int) and type(v) is not bool:
+        raise TypeError(s + " must be int")
+    return v + 0
+
+
 class FakeClock:
     def __init__(self, start=0):
-        self.now = start & TICKS_MAX  # FakeClock(-100): 100 ms before the wrap
+        self.now = _ms(start, "start") & TICKS_MAX  # FakeClock(-100): 100 ms before the wrap
         self.sleeps = 0
 
     def ticks_ms(self):
         return self.now
 
     def sleep_ms(self, ms):
-        if ms > 0:  # a bad ms raises here or in advance, before anything is counted
+        ms = _ms(ms, "ms")  # a bad ms raises here, before anything is counted
+        if ms > 0:
             self.advance(ms)
         self.sleeps += 1
 
     def advance(self, ms):
+        ms = _ms(ms, "ms")
         if ms < 0:
             raise ValueError("FakeClock never goes back")
         # now - 2**30 + (ms mod 2**30) lies in [-2**30, 2**30): a small int, no allocation.

@@ -95,6 +95,8 @@ class FakeClock:
     before the wrap. ``sleep_ms(ms)`` advances the clock by ``ms`` (<= 0: not at all) and
     counts the call in ``sleeps``. Pass it as ``Deadline(..., clock=c)``; the waits then sleep
     through ``c.sleep_ms`` unless given another sleep function. No method allocates.
+    ``start`` and ``ms`` follow ticketq.pyi's "Integers" rule (TypeError ``"ms must be
+    int"``, raised before the clock moves or counts a sleep).
     """
 
     now: int

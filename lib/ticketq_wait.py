@@ -1,6 +1,7 @@
 # ticketq_wait: a blocking pop bounded by a Deadline, for plain loops (no asyncio needed).
 # Full documentation is in ticketq_wait.pyi.
 from ticketq import QueueEmpty
+from ticketq_heap import _int
 from ticketq_deadline import sleep_ms, Deadline
 
 
@@ -25,8 +26,8 @@ def pop_until(q, deadline, sleep=None, poll_ms=10):
     # before anything happens (an int has no .clock, and a ticket would hide it).
     if not isinstance(deadline, Deadline):
         raise TypeError("deadline: a Deadline, as Deadline(2000)")
-    if type(poll_ms) is not int or poll_ms < 1:  # 0 would spin for ever on a fake clock
-        raise ValueError("poll_ms must be an int >= 1 (ms)")
+    # the one int rule (ticketq.pyi, "Integers"); 0 would spin for ever on a fake clock
+    poll_ms = _int(poll_ms, 1, 0x1FFFFFFF, "poll_ms")
     c = deadline.clock
     while 1:
         # The queue first: a ticket present at the deadline (or with timeout 0) is returned.

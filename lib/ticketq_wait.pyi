@@ -60,8 +60,10 @@ def pop_until(q: TicketQueue, deadline: Deadline,
         deadline (a 2000 ms wait woken at 1500 ms still ends at 2000 ms). A ticket pushed
         during a sleep (by an interrupt handler via ``micropython.schedule``, or by the
         sleep function itself) is seen when the sleep returns.
-    poll_ms: the longest single sleep, an int >= 1 (ValueError otherwise): bounds how late
-        a push is noticed.
+    poll_ms: the longest single sleep, 1 <= poll_ms < 2**29 (an int, bool or int subclass,
+        ticketq.pyi "Integers": TypeError ``"poll_ms must be int"`` otherwise, ValueError
+        out of range, before anything is popped or slept): bounds how late a push is
+        noticed.
 
     Returns the job id (0 <= id < 2**30). Raises Timeout (a QueueEmpty); TypeError, with
     the queue untouched, when ``deadline`` is not a Deadline (a timeout in ms is not one:

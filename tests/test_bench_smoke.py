@@ -220,3 +220,22 @@ def test_speed_doc_table_is_the_committed_results():
     assert block in open(os.path.join(root, "docs", "speed.md")).read()
     assert "| MicroPython unix port (32-bit) | viper |" in block
     assert "| MicroPython unix port (32-bit), bytecode forced | bytecode |" in block
+    # README's one-line summary quotes the same cells, rounded
+    import re
+
+    speed = {}
+    for row in block.splitlines():
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        if len(cells) == 5 and cells[2][:1].isdigit():
+            speed[cells[0]] = float(cells[2].split("x")[0])
+    readme = open(os.path.join(root, "README.md")).read()
+    line = " ".join(readme.split("## Speed", 1)[1].split("## ", 1)[0].split())
+    quoted = re.findall(r"([\d.]+)x on the unix port's viper path, ([\d.]+)x with bytecode forced, "
+                        r"([\d.]+)x on the WebAssembly VM and ([\d.]+)x on CPython .*? on the micro:bit "
+                        r"([\d.]+)x a pure-Python tuple heap", line)
+    assert len(quoted) == 1, line
+    names = ["MicroPython unix port (32-bit)", "MicroPython unix port (32-bit), bytecode forced",
+             "MicroPython WebAssembly VM", "CPython", "micro:bit v1, emulated"]
+    for name, q in zip(names, quoted[0]):
+        digits = len(q.split(".")[1])
+        assert q == "%.*f" % (digits, speed[name]), (name, q, speed[name])

@@ -33,3 +33,25 @@ def test_quick_fleet_benchmark_writes_its_table():
     assert len(lanes) == 4 and all(len(r.strip("|").split("|")) == 6 for r in lanes)
     assert [(r["clients"], r["pipelined"]) for r in res["lane_rows"]] == [(1, False), (1, True), (4, False), (1, False)]
     assert all(r["push"] > 0 and r["pop"] > 0 for r in res["lane_rows"])
+
+
+def test_benchmarks_md_carries_the_committed_fleet_figures():
+    # BENCHMARKS.md's fleet section is the one docs/fleet-bench.json gives (both written by
+    # tools/bench/fleet.py; tools/bench/run.py keeps the section when it rewrites the file).
+    if IS_MICROPYTHON:
+        skip("reads the committed benchmark files (host only)")
+    import importlib.util
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    spec = importlib.util.spec_from_file_location("bench_fleet", os.path.join(root, "tools", "bench", "fleet.py"))
+    fleet = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(fleet)
+    with open(os.path.join(root, "BENCHMARKS.md")) as f:
+        text = f.read()
+    res = fleet.committed()
+    assert res is not None and not res["quick"]
+    assert text.count(fleet.FLEET_BEGIN) == 1 and fleet.splice(text, res) == text
+    row = [l for l in text.splitlines() if l.startswith("| redis-py | 1 | no |")]
+    assert row == ["| redis-py | 1 | no | %.0f | %.0f | %.0f |" % (
+        res["rows"][0]["push"], res["rows"][0]["pop"], res["rows"][0]["processed"])]

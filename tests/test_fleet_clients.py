@@ -4,11 +4,12 @@
 # overlap or repeat a call number, else a push is answered with another push's reply (and
 # never stored) or a pop hands out a ticket another process already got. Both clients:
 # redis-py and the board client (ticketq_resp) on CPython.
+import os
+import sys
+
 from support import IS_MICROPYTHON, raises, skip
 
 if not IS_MICROPYTHON:
-    import os
-    import sys
     import threading
 
     import fleet_server

@@ -48,3 +48,20 @@ def test_board_example_runs_one_round():
     exec(body, ns)
     assert ran == [7] and q.info()["leased"] == 0
     q.destroy()
+
+
+def test_readme_example_runs():
+    # README's fleet example, as written, against the test server instead of localhost
+    if IS_MICROPYTHON:
+        skip("reads README.md and starts a redis-server (host only)")
+    with open(os.path.join(os.path.dirname(DOC), "..", "README.md")) as f:
+        text = f.read()
+    code = [b.split("```", 1)[0] for b in text.split("```python\n")[1:] if "FleetQueue(" in b]
+    assert len(code) == 1 and "redis.Redis()" in code[0]
+    srv = fleet_server.shared()
+    srv.client()  # tools/fleetctl.py install, as the example's first comment says
+    ns = {}
+    exec(code[0].replace("redis.Redis()", "redis.Redis.from_url(%r)" % srv.url), ns)
+    q = ns["q"]
+    assert ns["job"] == 101 and len(q) == 0 and q.info()["leased"] == 0
+    q.destroy()

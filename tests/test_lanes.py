@@ -283,3 +283,20 @@ def test_table_refuses_what_the_queue_refuses():
     assert str(e) == "weight must be 1..32767"
     raises(ValueError, table, [])
     raises(TypeError, table, [1, "2"])
+
+
+def test_lanes_stand_on_the_bytecode_ticket_queue_on_every_path():
+    # LaneQueue replaces push, pop, peek and remove, so the viper class under it (on ports
+    # with the emitter) would only turn its fields into properties over an array: twice as
+    # slow a push+pop, and a second implementation under one name. It stands on the
+    # bytecode class everywhere (ticketq_lanes.pyi); QueueBase is what every queue shares.
+    import ticketq
+    from ticketq_base import QueueBase
+    q = LaneQueue(4, 2)
+    assert isinstance(q, QueueBase) and not hasattr(q, "_s"), ticketq.PATH
+    if ticketq.PATH == "viper":
+        import ticketq_viper
+        assert issubclass(LaneQueue, ticketq_viper.BytecodeQueue)
+        assert not issubclass(LaneQueue, ticketq_viper.TicketQueue)
+    else:
+        assert issubclass(LaneQueue, ticketq.TicketQueue)

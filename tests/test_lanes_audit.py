@@ -78,3 +78,22 @@ def test_lane_max_wait_arguments():
     # second turn after that (a ticket behind one other of its lane waits at most 7 pops).
     assert lane_max_wait(q, 0, CRITICAL) == 7
     assert lane_max_wait(LaneQueue(8, [1, 3], [2, 8], aging=2), 0, LOW) == 2 * (7 * 3 + 3) + 7
+
+
+class Num(int):
+    pass
+
+
+def test_lane_max_wait_keeps_the_one_int_rule():
+    # ticketq.pyi, "Integers": an int, a bool or an int subclass counts as its value; else
+    # TypeError naming the argument, with the library's message on every interpreter.
+    q = LaneQueue(8, [1, 3], lane_capacity=[2, 8])
+    assert lane_max_wait(q, Num(0), Num(3)) == lane_max_wait(q, 0, 3) == 7
+    assert lane_max_wait(q, False, True + 2) == 7
+    assert str(raises(TypeError, lane_max_wait, q, 0, "3")) == "cls must be int"
+    assert str(raises(TypeError, lane_max_wait, q, 0, 3.0)) == "cls must be int"
+    assert str(raises(TypeError, lane_max_wait, q, "0", 3)) == "lane must be int"
+    assert str(raises(ValueError, lane_max_wait, q, 0, -1)) == "cls must be 0..3"
+    from ticketq import TicketQueue
+    e = raises(TypeError, lane_max_wait, TicketQueue(8), 0, 3)
+    assert "LaneQueue" in str(e) and "max_wait" in str(e), str(e)

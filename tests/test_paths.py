@@ -103,3 +103,90 @@ def test_viper_and_bytecode_agree_on_every_operation():
         assert len(a) == len(b)
         for i in range(len(a)):
             assert a[i] == b[i], (args, i, a[i], b[i])
+
+
+class Broken:
+    # Stands for a ticketq_viper that fails to load: reading any name from it raises what a
+    # port without the emitter, or a corrupt or foreign .mpy, raises while importing it.
+    def __init__(self, e):
+        self.e = e
+
+    def __getattr__(self, name):
+        raise self.e
+
+
+NONE = object()  # reimport: no sys.modules entry for ticketq_viper
+
+
+def reimport(viper):
+    # A fresh `import ticketq` with sys.modules["ticketq_viper"] set to `viper` (NONE: no
+    # entry); sys.modules is put back as it was, so the other test modules keep the
+    # ticketq they imported.
+    mods = sys.modules
+    old = mods["ticketq"]
+    had = "ticketq_viper" in mods
+    was = mods.get("ticketq_viper")
+    if viper is not NONE:
+        mods["ticketq_viper"] = viper
+    elif had:
+        del mods["ticketq_viper"]
+    del mods["ticketq"]
+    try:
+        return __import__("ticketq")
+    finally:
+        mods["ticketq"] = old
+        if "ticketq_viper" in mods:
+            del mods["ticketq_viper"]
+        if had:
+            mods["ticketq_viper"] = was
+
+
+def bytecode_in_use(t):
+    # the module runs the bytecode class, and says so
+    q = t.TicketQueue(4)
+    q.push(5, t.LOW)
+    q.push(6, t.HIGH)
+    return (t.PATH == "bytecode" and not hasattr(q, "_s") and q.pop() == 6
+            and q.last_priority == t.HIGH and len(q) == 1)
+
+
+def test_any_failure_to_load_the_viper_module_keeps_the_bytecode_path():
+    # Not only ImportError: a port without the emitter raises SyntaxError (the VM: "invalid
+    # micropython decorator") or NotImplementedError, a corrupt or foreign .mpy ValueError
+    # ("incompatible .mpy file"), a small board MemoryError while compiling it.
+    if getattr(sys, "modules", None) is None:
+        skip("no sys.modules here (micro:bit 1.9.2): cannot inject a module")
+    for e in (ImportError("no emitter"), SyntaxError("invalid micropython decorator"),
+              ValueError("incompatible .mpy file"), NotImplementedError("native"),
+              MemoryError(), RuntimeError("corrupt"), AttributeError("PATH")):
+        t = reimport(Broken(e))
+        assert bytecode_in_use(t), (e, t.PATH)
+
+
+def test_a_viper_module_that_raises_while_it_runs_keeps_the_bytecode_path():
+    # The same through a real file on sys.path whose code raises, where there is a
+    # filesystem to write it to (CPython, the unix port).
+    if getattr(sys, "modules", None) is None:
+        skip("no sys.modules here (micro:bit 1.9.2): cannot inject a module")
+    try:
+        import os
+        d = "build/broken_viper" if IS_MICROPYTHON else None
+        if d is None:
+            import tempfile
+            d = tempfile.mkdtemp()
+        for p in ("build", d):
+            try:
+                os.mkdir(p)
+            except OSError:
+                pass
+        f = open(d + "/ticketq_viper.py", "w")
+    except (ImportError, OSError) as e:
+        skip("no filesystem to write a module to here (%s)" % e)
+    f.write("raise ValueError('incompatible .mpy file')\n")
+    f.close()
+    sys.path.insert(0, d)
+    try:
+        t = reimport(NONE)  # no entry: the import finds the file first on sys.path
+    finally:
+        sys.path.pop(0)
+    assert bytecode_in_use(t), t.PATH

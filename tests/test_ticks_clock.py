@@ -51,3 +51,20 @@ def test_real_sleep_ms_waits():
     tt.sleep_ms(0)
     tt.sleep_ms(-5)
     assert 20 <= tt.ticks_diff(tt.ticks_ms(), t0) < 10000
+
+
+class Num(int):
+    pass
+
+
+def test_fake_clock_keeps_the_one_int_rule():
+    # ticketq.pyi, "Integers": an int subclass or a bool is its value, anything else a
+    # TypeError naming the argument, raised before the clock moves or counts.
+    c = tt.FakeClock(Num(5))
+    c.advance(Num(3))
+    c.sleep_ms(True)
+    assert c.now == 9 and c.sleeps == 1
+    assert str(raises(TypeError, tt.FakeClock, "5")) == "start must be int"
+    assert str(raises(TypeError, c.advance, "5")) == "ms must be int"
+    assert str(raises(TypeError, c.sleep_ms, None)) == "ms must be int"
+    assert c.now == 9 and c.sleeps == 1

@@ -105,12 +105,30 @@ def test_real_clock():
     assert pop_until(q, Deadline(30)) == 5
 
 
+class Num(int):
+    pass
+
+
 def test_poll_ms_must_be_a_positive_int():
+    # ticketq.pyi, "Integers": an int, a bool or an int subclass counts as its value; else
+    # TypeError naming the argument; out of range a ValueError with the range. Raised
+    # before anything is popped or slept.
     c = FakeClock()
     q = TicketQueue(1)
-    for bad in (0, -5, 2.5):
-        raises(ValueError, pop_until, q, Deadline(100, c), None, bad)
-    assert c.sleeps == 0
+    for bad in (0, -5, 0x20000000):
+        e = raises(ValueError, pop_until, q, Deadline(100, c), None, bad)
+        assert str(e) == "poll_ms must be 1..536870911", str(e)
+    q.push(4, LOW)
+    for bad in (2.5, "10", None):
+        e = raises(TypeError, pop_until, q, Deadline(100, c), None, bad)
+        assert str(e) == "poll_ms must be int", str(e)
+    assert c.sleeps == 0 and len(q) == 1
+    q.pop()
+    for ok in (Num(25), True):
+        d = Deadline(50, c)
+        raises(Timeout, pop_until, q, d, None, ok)
+        assert d.expired()
+    assert c.sleeps == 2 + 50
 
 
 def test_the_deadline_must_be_a_deadline():

@@ -56,6 +56,18 @@ def test_the_deadline_must_be_a_deadline():
     assert len(a.q) == 1 and a._w == []
 
 
+def test_push_takes_a_lane_for_a_lane_queue():
+    # An AsyncTickets over a LaneQueue (fair lanes) pushes into any lane, not only lane 0.
+    from ticketq_lanes import LaneQueue
+    a = AsyncTickets(LaneQueue(4, [1, 1]))
+    assert a.push(4, LOW, 1) == 0 and a.push(5, HIGH) == 1
+    assert a.q.lane_len(1) == 1 and a.q.lane_len(0) == 1
+    assert now(a.pop_until(Deadline(0))) == 5 and a.q.last_lane == 0
+    assert now(a.pop_until(Deadline(0))) == 4 and a.q.last_lane == 1
+    e = raises(ValueError, a.push, 6, LOW, 2)
+    assert str(e) == "lane must be 0..1" and len(a.q) == 0
+
+
 async def later(ms, fn, *args):
     await sleep_ms(ms)
     fn(*args)

@@ -167,11 +167,17 @@ def main(argv=None):
         print("== MicroPython unix port: SKIPPED, none found (%s)" % how, flush=True)
         # a $MICROPYTHON that was set but is wrong is a mistake to report, not a skip
         return 0 if a.skip_missing and not os.environ.get("MICROPYTHON") else 2
-    probe = "import sys; print('%d.%d.%d' % sys.implementation.version[:3], 32 if sys.maxsize < 2**32 else 64)"
-    version = subprocess.run([exe, "-c", probe], capture_output=True, text=True).stdout.split()
-    version = "%s, %s-bit" % tuple(version) if len(version) == 2 else "(version unknown)"
-    print("== MicroPython unix port %s (%s): %s; ticketq's %s path" % (
-        version, how, exe, "bytecode path forced, not the viper" if a.bytecode else "default (viper)"), flush=True)
+    # The path is asked of ticketq itself: a 64-bit port's default is bytecode, not viper.
+    probe = ("import sys; print('%d.%d.%d' % sys.implementation.version[:3], 32 if sys.maxsize < 2**32 else 64)\n"
+             + ("sys.modules['ticketq_viper'] = None\n" if a.bytecode else "")
+             + "import ticketq; print(ticketq.PATH)")
+    out = subprocess.run([exe, "-c", probe], capture_output=True, text=True,
+                         env=dict(os.environ, MICROPYPATH=micropypath(a.path))).stdout.split()
+    version = "%s, %s-bit" % tuple(out[:2]) if len(out) >= 2 else "(version unknown)"
+    path = out[2] if len(out) == 3 else "unknown"
+    print("== MicroPython unix port %s (%s): %s; ticketq's %s" % (
+        version, how, exe, "bytecode path forced, not the viper path" if a.bytecode
+        else "default (%s) path" % path), flush=True)
     if a.where:
         return 0
     if a.serve:

@@ -38,7 +38,7 @@
      "file": "lib/ticketq.py", "rule": "reportAssignmentType",
      "line": "from ticketq_viper import TicketQueue, PATH",
      "why": "ticketq_viper.TicketQueue subclasses this TicketQueue with the same API (the "
-            "stub's); the import is guarded by try/except ImportError, SyntaxError"},
+            "stub's); the import is guarded by try/except Exception"},
     # --- lib/ticketq_async.py: asyncio or uasyncio, sleep_ms or CPython's sleep
     {"kind": "fp", "targets": "*",
      "file": "lib/ticketq_async.py", "rule": "reportAssignmentType",
@@ -98,16 +98,17 @@
      "file": "lib/ticketq_softticks.py", "rule": "reportAttributeAccessIssue",
      "line": "_mono = time.monotonic_ns",
      "why": "the CPython branch (except AttributeError); no board imports this module"},
-    # --- lib/ticketq_fleet.py: a lock and fork detection where the interpreter has them
+    # --- lib/ticketq_fleet.py: a lock where threads exist, getpid where processes fork
     {"kind": "fp", "targets": ["host", "microbit"],
      "file": "lib/ticketq_fleet.py", "rule": "reportMissingImports",
      "line": "from _thread import allocate_lock",
-     "why": "guarded by try/except ImportError: without _thread (the WebAssembly VM, the "
-            "micro:bit) there are no threads to lock out; the fleet tier needs sockets anyway"},
+     "why": "the WebAssembly VM and the micro:bit have no _thread; the except ImportError "
+            "branch runs without a lock there (no threads to share a queue object)"},
     {"kind": "fp", "targets": ["microbit"],
      "file": "lib/ticketq_fleet.py", "rule": "reportAttributeAccessIssue",
      "line": "from os import getpid",
-     "why": "guarded by try/except ImportError: a board's os has no getpid and no fork"},
+     "why": "the micro:bit's os has no getpid (and no fork); the except ImportError branch "
+            "takes over (and the fleet client is not deployed there)"},
     # --- lib/ticketq_fleetlanes.py
     {"kind": "fp", "targets": "*",
      "file": "lib/ticketq_fleetlanes.py", "rule": "reportIncompatibleMethodOverride",

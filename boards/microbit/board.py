@@ -21,8 +21,10 @@
 # So the worker does not fit: 3.8 KB are free after the library and ticketq_deadline, and
 # even with compiling for free library + Deadline + worker + Worker(32) leave ~0.6 KB,
 # less than a REPL command and a session's job names need (docs/microbit.md).
-# ticketq_wait (+0.96 KB, pop_until) is on for the REPL, not imported by the worker;
-# ticketq_ticks (FakeClock: +0.7 KB) stays off; ticketq_lanes (fair lanes, 6.4 KB stripped) would need ~19 KB free to
+# ticketq_wait (+0.74 KB, pop_until) is on for the REPL, not imported by the worker (with
+# the library and ticketq_deadline, 2.9 KB stay free: README's Deadline loop runs,
+# test_wait_board);
+# ticketq_ticks (FakeClock: +0.7 KB) stays off; ticketq_lanes (fair lanes, 6.5 KB stripped) would need ~20 KB free to
 # compile, more than the whole heap, so it and its test modules (test_lanes*) stay off too;
 # firmware/shell.py and firmware/workload.py (REPL conveniences, sample workload) do not
 # fit either.
@@ -52,7 +54,8 @@ DROP = ["__version__"]
 # about 3x its stripped size of free heap (test_queue_sift, _replay, _model_small,
 # _badargs, test_aging with ticketq_audit), or their loops need more than is left
 # (test_queue_wrap). They run on the VM and CPython. (test_queue_errors, _seq and
-# _renumber fit since the library was split in two modules.)
+# _renumber fit since the library was split in three modules: ticketq, ticketq_heap,
+# ticketq_base.)
 TESTS = [
     "test_boot",
     "test_queue_order",
@@ -70,4 +73,5 @@ TESTS = [
     "test_deadline",
     "test_deadline_arm",
     "test_deadline_heaplock",
+    "test_wait_board",
 ]

@@ -847,7 +847,21 @@ def report(runs, info, plot_rel, quick, notes):
         L.append("")
     if notes:
         L += [notes.strip(), ""]
-    return "\n".join(L)
+    md = "\n".join(L)
+    fleet = fleet_module()  # the fleet tier's figures come from its own run
+    res = fleet.committed()
+    return fleet.splice(md, res) if res and not quick else md
+
+
+def fleet_module():
+    """tools/bench/fleet.py, loaded by its path (this module is also loaded by tests, with
+    tools/bench not on sys.path)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("ticketq_bench_fleet", os.path.join(HERE, "fleet.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 SPEED_DOC = os.path.join(ROOT, "docs", "speed.md")
