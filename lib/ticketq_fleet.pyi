@@ -31,8 +31,9 @@ Clients: any object with redis-py's ``execute_command(*args)``: a ``redis.Redis`
 with sockets (esp32, Pico W, the unix port). Each mutating call carries (client number, call
 number); the server replays its last reply to a call sent again, so retries after a dropped
 connection (this module's, redis-py's own) never push or pop twice. Threads may share one
-FleetQueue (one call in flight at a time, by a lock); after os.fork the child takes a new
-client number on its first call. Not for the micro:bit
+FleetQueue (one call in flight at a time, by a lock), but the last_* attributes are the last
+pop's of any thread: give each consumer thread its own FleetQueue (one redis-py client may
+serve them all). After os.fork the child takes a new client number on its first call. Not for the micro:bit
 (no sockets, no RAM): boards without a network get tickets through tools/gateway.py.
 
 Fair lanes (per-source FIFO lanes in each class, a weighted rotation, LaneQueue's rule) are
