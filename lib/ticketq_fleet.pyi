@@ -117,8 +117,9 @@ class FleetQueue:
         """Open the queue `name`, creating it if it does not exist and a capacity is given.
 
         capacity, first_seq, aging: as TicketQueue's (same checks, same errors). None opens
-        an existing queue with its settings (FleetError TQNOQUEUE if there is none); given,
-        they must match an existing queue's (FleetError TQCONFIG). max_deliveries:
+        an existing queue with its settings (FleetError TQNOQUEUE if there is none; ValueError
+        if first_seq, aging or max_deliveries are not their defaults then); given, they must
+        match an existing queue's (FleetError TQCONFIG). max_deliveries:
         0..2**30-1. name and prefix: str without ``{`` or ``}`` (name non-empty).
         The server checks that every key of the queue is of its type (FleetError TQTYPE),
         at open and at every later call, before that call writes anything.

@@ -77,6 +77,14 @@ def test_names_and_settings():
     assert "exists with capacity 4" in str(e)
     e = raises(FleetError, FleetQueue, conn, fleet_server.fresh_name("none"))
     assert "TQNOQUEUE" in str(e)
+    # settings without a capacity were taken silently and the queue's own used instead:
+    # refused, before anything is sent (FleetLaneQueue refuses weights the same way)
+    n = fcalls(conn)
+    for what, args in (("first_seq", (5,)), ("aging", (0, 2)), ("max_deliveries", (0, 0, 3))):
+        e = raises(ValueError, FleetQueue, conn, name, None, *args)
+        assert "need a capacity" in str(e) and what in str(e), e
+    assert fcalls(conn) == n
+    assert FleetQueue(conn, name, None, 0, 0, 8).max_deliveries == 3  # the defaults: it opens
 
 
 def test_wrong_type_keys_are_a_clear_error():
