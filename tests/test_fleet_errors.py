@@ -131,7 +131,8 @@ def test_server_checks_arguments_too():
     srv = host_only()
     conn = srv.client()
     q = FleetQueue(conn, fleet_server.fresh_name("srv"), 4)
-    for args in [("x", 1), (-1, 1), (M30, 1), (1, 4), (1, "1.5")]:
+    # (Lua's tonumber also reads "1e3", "0x10" and " 7": only decimal digits are integers here)
+    for args in [("x", 1), (-1, 1), (M30, 1), (1, 4), (1, "1.5"), ("1e3", 1), (1, "0x1"), (" 7", 1), ("7 ", 1)]:
         e = raises(Exception, conn.execute_command, "FCALL", "tq1_push", 10, *(q.keys + [0, 0] + list(args)))
         assert str(e).startswith("TQARG"), e
     assert len(q) == 0
