@@ -65,8 +65,9 @@ end
 local function int_arg(v, lo, hi, what)
   -- Arguments arrive as strings. Clients check them first (ticketq_heap._int rules); this
   -- is the server's own guard, for redis-cli and other callers.
-  local n = tonumber(v)
-  if n == nil or n ~= math.floor(n) or n < lo or n > hi then
+  -- Decimal digits only: tonumber would also take "1e3", "0x10" and surrounding spaces.
+  local n = string.find(tostring(v), '^%-?%d+$') and tonumber(v)
+  if not n or n < lo or n > hi then
     fail('TQARG', what .. ' must be an integer ' .. lo .. '..' .. hi .. ', not ' .. tostring(v))
   end
   return n

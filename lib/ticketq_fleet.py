@@ -65,9 +65,13 @@ class FleetQueue:
                  prefix="tq", retries=3, slice_ms=2000):
         if capacity is not None:
             _int(capacity, 1, 0x1000000, "capacity")
-        _int(first_seq, 0, _MASK, "first_seq")
-        _int(aging, 0, _MASK, "aging")
-        _int(max_deliveries, 0, _MASK, "max_deliveries")
+        f = _int(first_seq, 0, _MASK, "first_seq")
+        a = _int(aging, 0, _MASK, "aging")
+        m = _int(max_deliveries, 0, _MASK, "max_deliveries")
+        if capacity is None and (f or a or m != 8):
+            # opening takes the queue's own settings: other ones would be silently unused
+            raise ValueError("first_seq, aging and max_deliveries need a capacity (without one "
+                             "the queue's own settings are taken)")
         _int(retries, 0, 100, "retries")
         _int(slice_ms, 1, 0x1FFFFFFF, "slice_ms")
         for s, what in ((name, "name"), (prefix, "prefix")):

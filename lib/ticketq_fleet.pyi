@@ -31,8 +31,9 @@ Clients: any object with redis-py's ``execute_command(*args)``: a ``redis.Redis`
 with sockets (esp32, Pico W, the unix port). Each mutating call carries (client number, call
 number); the server replays its last reply to a call sent again, so retries after a dropped
 connection (this module's, redis-py's own) never push or pop twice. Threads may share one
-FleetQueue (one call in flight at a time, by a lock); after os.fork the child takes a new
-client number on its first call. Not for the micro:bit
+FleetQueue (one call in flight at a time, by a lock), but the last_* attributes are the last
+pop's of any thread: give each consumer thread its own FleetQueue (one redis-py client may
+serve them all). After os.fork the child takes a new client number on its first call. Not for the micro:bit
 (no sockets, no RAM): boards without a network get tickets through tools/gateway.py.
 
 Fair lanes (per-source FIFO lanes in each class, a weighted rotation, LaneQueue's rule) are
@@ -116,8 +117,9 @@ class FleetQueue:
         """Open the queue `name`, creating it if it does not exist and a capacity is given.
 
         capacity, first_seq, aging: as TicketQueue's (same checks, same errors). None opens
-        an existing queue with its settings (FleetError TQNOQUEUE if there is none); given,
-        they must match an existing queue's (FleetError TQCONFIG). max_deliveries:
+        an existing queue with its settings (FleetError TQNOQUEUE if there is none; ValueError
+        if first_seq, aging or max_deliveries are not their defaults then); given, they must
+        match an existing queue's (FleetError TQCONFIG). max_deliveries:
         0..2**30-1. name and prefix: str without ``{`` or ``}`` (name non-empty).
         The server checks that every key of the queue is of its type (FleetError TQTYPE),
         at open and at every later call, before that call writes anything.

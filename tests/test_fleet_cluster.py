@@ -5,12 +5,12 @@
 # the Lua source); and the whole contract runs on a one-node cluster, a server in cluster
 # mode that refuses any call whose keys span slots (CROSSSLOT). A multi-node cluster
 # (resharding, MOVED/ASK redirections, failover) is not tested here.
-import os
-import re
-
 from support import IS_MICROPYTHON, raises, skip
 
 if not IS_MICROPYTHON:
+    import os
+    import re
+
     from redis.crc import key_slot
 
     import fleet_server

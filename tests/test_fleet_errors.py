@@ -77,6 +77,14 @@ def test_names_and_settings():
     assert "exists with capacity 4" in str(e)
     e = raises(FleetError, FleetQueue, conn, fleet_server.fresh_name("none"))
     assert "TQNOQUEUE" in str(e)
+    # settings without a capacity were taken silently and the queue's own used instead:
+    # refused, before anything is sent (FleetLaneQueue refuses weights the same way)
+    n = fcalls(conn)
+    for what, args in (("first_seq", (5,)), ("aging", (0, 2)), ("max_deliveries", (0, 0, 3))):
+        e = raises(ValueError, FleetQueue, conn, name, None, *args)
+        assert "need a capacity" in str(e) and what in str(e), e
+    assert fcalls(conn) == n
+    assert FleetQueue(conn, name, None, 0, 0, 8).max_deliveries == 3  # the defaults: it opens
 
 
 def test_wrong_type_keys_are_a_clear_error():
@@ -123,7 +131,8 @@ def test_server_checks_arguments_too():
     srv = host_only()
     conn = srv.client()
     q = FleetQueue(conn, fleet_server.fresh_name("srv"), 4)
-    for args in [("x", 1), (-1, 1), (M30, 1), (1, 4), (1, "1.5")]:
+    # (Lua's tonumber also reads "1e3", "0x10" and " 7": only decimal digits are integers here)
+    for args in [("x", 1), (-1, 1), (M30, 1), (1, 4), (1, "1.5"), ("1e3", 1), (1, "0x1"), (" 7", 1), ("7 ", 1)]:
         e = raises(Exception, conn.execute_command, "FCALL", "tq1_push", 10, *(q.keys + [0, 0] + list(args)))
         assert str(e).startswith("TQARG"), e
     assert len(q) == 0

@@ -7,6 +7,7 @@ or Valkey server (7.0 or later), and look at a queue from the host.
     .venv/bin/python tools/fleetctl.py tickets jobs --url ...     # queued tickets, pop order
                                                                   # (plain or lane queue)
     .venv/bin/python tools/fleetctl.py dead jobs --url ... [--count 10]   # take dead letters
+                                      # (shown first, taken once the output went through)
 
 The library is fleet/core.lua + queue.lua + lease.lua + lanes.lua, loaded as one Redis
 library named ticketq_<VERSION> (FUNCTION LOAD REPLACE), its functions tq<VERSION>_<op>;
@@ -110,8 +111,18 @@ def main(argv=None):
                 print("%d %s seq=%d%s%s" % (t[0], ("LOW", "NORMAL", "HIGH", "CRITICAL")[t[1]], t[2],
                                             " lane=%d" % t[4] if len(t) > 4 else "", " promoted" if t[3] else ""))
         else:
-            for t in q.dead(a.count):
+            # Taking a letter removes it: show them first (read, not taken), and take only
+            # what was shown once the output is through (a closed pipe, ... | head, takes
+            # none). dead() takes the oldest: the ones shown, unless another taker was faster.
+            shown = [tuple(int(x) for x in e.split()) for e in conn.lrange(q.keys[7], 0, a.count - 1)]
+            for t in shown:
                 print("%d class=%d seq=%d deliveries=%d" % t)
+            sys.stdout.flush()
+            taken = q.dead(len(shown)) if shown else []
+            if taken != shown:
+                print("tools/fleetctl.py: another consumer took dead letters meanwhile: took %r" % (taken,),
+                      file=sys.stderr)
+                return 1
         return 0
     except (redis.RedisError, ticketq_fleet.FleetError) as e:
         print("tools/fleetctl.py: %s" % e, file=sys.stderr)
