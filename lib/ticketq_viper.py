@@ -238,3 +238,12 @@ class TicketQueue(BytecodeQueue):
         if s[_SLOW]:
             self._tail(i, c, q, bool(p), n)
         return i
+
+
+# Imported before ticketq (`import ticketq_viper` first): ticketq, imported above, found
+# this module half made, fell back to its bytecode class and would keep it for the whole
+# program, silently. Give it this class now, as the usual order (ticketq first) does.
+_t = sys.modules.get("ticketq")
+if _t is not None and _t.TicketQueue is BytecodeQueue:
+    _t.TicketQueue = TicketQueue
+    _t.PATH = PATH

@@ -190,3 +190,31 @@ def test_a_viper_module_that_raises_while_it_runs_keeps_the_bytecode_path():
     finally:
         sys.path.pop(0)
     assert bytecode_in_use(t), t.PATH
+
+
+def test_importing_the_viper_module_first_still_gives_the_viper_path():
+    # `import ticketq_viper` before `import ticketq` (e.g. for ticketq_viper.BytecodeQueue):
+    # ticketq, imported by it, met the module half made and kept the bytecode class, for the
+    # whole program, silently. Now the viper class is ticketq's once the module is made.
+    if forced():
+        skip("bytecode path forced")
+    if getattr(sys, "modules", None) is None:
+        skip("no sys.modules here (micro:bit 1.9.2)")
+    import ticketq
+
+    if ticketq.PATH != "viper":
+        skip("no viper path here: the bytecode path is the only one")
+    mods = sys.modules
+    old = (mods["ticketq"], mods["ticketq_viper"])
+    del mods["ticketq"]
+    del mods["ticketq_viper"]
+    try:
+        v = __import__("ticketq_viper")
+        t = mods["ticketq"]
+    finally:
+        mods["ticketq"], mods["ticketq_viper"] = old
+    assert t.PATH == "viper" and t.TicketQueue is v.TicketQueue, t.PATH
+    q = t.TicketQueue(4)
+    q.push(5, 1)
+    q.push(6, 2)
+    assert hasattr(q, "_s") and q.pop() == 6 and q.last_priority == 2
