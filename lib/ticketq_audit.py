@@ -184,7 +184,7 @@ def lane_max_wait(q, lane, cls):
     # max_wait for a ticket of class `cls` in lane `lane` of LaneQueue q, read from its
     # table (see ticketq_audit.pyi for the proof). None: unbounded (strict priority).
     if not hasattr(q, "lanes"):  # a TicketQueue has no lanes: say so, not AttributeError
-        raise TypeError("q must be a LaneQueue (ticketq_audit.max_wait for a TicketQueue)")
+        raise TypeError("q must be a LaneQueue (a TicketQueue: max_wait(q.capacity, q.aging, cls))")
     lane = _int(lane, 0, q.lanes - 1, "lane")  # plain ints (ticketq.pyi, "Integers")
     cls = _int(cls, 0, 3, "cls")
     t = q._tb

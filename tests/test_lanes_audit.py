@@ -96,4 +96,4 @@ def test_lane_max_wait_keeps_the_one_int_rule():
     assert str(raises(ValueError, lane_max_wait, q, 0, -1)) == "cls must be 0..3"
     from ticketq import TicketQueue
     e = raises(TypeError, lane_max_wait, TicketQueue(8), 0, 3)
-    assert "LaneQueue" in str(e) and "max_wait" in str(e), str(e)
+    assert "LaneQueue" in str(e) and "max_wait(q.capacity, q.aging, cls)" in str(e), str(e)
