@@ -34,7 +34,12 @@ class AsyncTickets:
 
     def push(self, job_id, priority, lane=None):
         # lane: for a ticketq_lanes.LaneQueue (None: its lane 0, or a TicketQueue)
-        s = self.q.push(job_id, priority) if lane is None else self.q.push(job_id, priority, lane)
+        if lane is None:
+            s = self.q.push(job_id, priority)
+        elif hasattr(self.q, "lanes"):
+            s = self.q.push(job_id, priority, lane)
+        else:  # not the interpreter's arity message, which differs on each path
+            raise TypeError("lane: for a LaneQueue only")
         self.wake()
         return s
 

@@ -61,7 +61,7 @@ class AsyncTickets:
         """``q.push(job_id, priority)`` then ``wake()``; with a ``lane``, for a
         ``ticketq_lanes.LaneQueue``, ``q.push(job_id, priority, lane)``. Returns the sequence
         number; raises what ``q.push`` raises (QueueFull or LaneFull, TypeError,
-        ValueError), waking no one."""
+        ValueError), waking no one; a lane for a TicketQueue: TypeError, nothing pushed."""
 
     def wake(self) -> None:
         """Wake every waiting coroutine so it re-checks the queue. Harmless when none waits."""

@@ -66,6 +66,11 @@ def test_push_takes_a_lane_for_a_lane_queue():
     assert now(a.pop_until(Deadline(0))) == 4 and a.q.last_lane == 1
     e = raises(ValueError, a.push, 6, LOW, 2)
     assert str(e) == "lane must be 0..1" and len(a.q) == 0
+    # a lane for a TicketQueue: the library's message, not the interpreter's arity error
+    # (which differs between CPython, the bytecode and the viper path); nothing pushed
+    b = AsyncTickets(TicketQueue(4))
+    e = raises(TypeError, b.push, 6, LOW, 0)
+    assert str(e) == "lane: for a LaneQueue only" and len(b.q) == 0
 
 
 async def later(ms, fn, *args):
