@@ -143,6 +143,13 @@ def test_fleetctl_reads_a_lane_queue():
                                  for i, c, s, p, l in q.tickets()]
     assert lines[len(JOBS)].startswith("<FleetLaneQueue ") and "lanes=4/16,3/16" in lines[len(JOBS)]
     assert "lanes: weights 2:1, queued (4, 3), held (4, 3)" in out.getvalue()
+    assert "leased=0 " in out.getvalue() and "no lease" in out.getvalue()  # not "expiry in -1 ms"
+    assert "-1 ms" not in out.getvalue()
+    q.pop(60000)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert fleetctl.main(["info", q.name, "--url", srv.url]) == 0
+    assert "leased=1 " in out.getvalue() and "next lease expiry in " in out.getvalue()
     q.destroy()
 
 
@@ -174,10 +181,18 @@ def test_fleet_tools_refuse_bad_arguments_as_usage_errors():
         ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--idle-ms", "-5"], "--idle-ms"),
         ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--timeout", "0"], "--timeout"),
         ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--kind", "bogus"], "--kind"),
+        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--window", "0"], "--window"),
+        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--lease-ms", "0"], "--lease-ms"),
     ]
+    opts = ("--max", "--idle-ms", "--timeout", "--window", "--lease-ms", "--capacity")
     for tool, args, want in cases:
         code, err = _cli(tool, args)
         assert code == 2 and "Traceback" not in err and want in err, (tool, args, code, err[-1500:])
+        # the error line names the option that is wrong, and its value, not its neighbours
+        line = err.strip().splitlines()[-1]
+        assert not [o for o in opts if o != want and o in line], line
+        if want in opts:
+            assert args[-1] in line, line
     assert len(q) == len(JOBS) and q.info()["leased"] == 0
 
 

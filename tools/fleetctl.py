@@ -104,8 +104,9 @@ def main(argv=None):
                 print("lanes: weights %s, queued %s, held %s (bounds %s), cursors %s" % (
                     ":".join(map(str, q.weights)), li["queued"], li["held"], q.lane_capacity, li["cursors"]))
             i = q.info()
-            print("leased=%d dead=%d digest=%08x next lease expiry in %s ms" % (
-                i["leased"], i["dead"], i["digest"], i["next_expiry_ms"]))
+            print("leased=%d dead=%d digest=%08x %s" % (
+                i["leased"], i["dead"], i["digest"], "no lease" if i["next_expiry_ms"] < 0
+                else "next lease expiry in %d ms" % i["next_expiry_ms"]))
         elif a.command == "tickets":
             for t in q.tickets():
                 print("%d %s seq=%d%s%s" % (t[0], ("LOW", "NORMAL", "HIGH", "CRITICAL")[t[1]], t[2],

@@ -409,12 +409,13 @@ def main(argv=None, out=print):
     p.add_argument("--idle-ms", type=int, help="stop after this long with nothing to do")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds without an answer from a board")
     a = p.parse_args(argv)
-    if a.lease_ms < 1 or (a.window is not None and a.window < 1):
-        p.error("--lease-ms and --window: at least 1")
-    if a.capacity is not None and a.capacity < 1:  # 0 was taken as "the default"
-        p.error("--capacity: at least 1")
-    if (a.max is not None and a.max < 0) or (a.idle_ms is not None and a.idle_ms < 0) or not a.timeout > 0:
-        p.error("--max and --idle-ms: at least 0; --timeout: more than 0 seconds")
+    # each bad value named with its option (--capacity 0 was once taken as "the default")
+    for opt, v, least in (("--lease-ms", a.lease_ms, 1), ("--window", a.window, 1),
+                          ("--capacity", a.capacity, 1), ("--max", a.max, 0), ("--idle-ms", a.idle_ms, 0)):
+        if v is not None and v < least:
+            p.error("%s %d: at least %d" % (opt, v, least))
+    if not a.timeout > 0:
+        p.error("--timeout %s: more than 0 seconds" % a.timeout)
     import workload
 
     if a.kind not in workload.KINDS:  # else the first ticket without a name stops the gateway
