@@ -9,7 +9,7 @@ non-zero exit when a test fails.
     tools/devtest.py --connect u0 --board esp32    #   NAME is its sys.platform, or --board
 
 The host VM runs them through tests/mprun.py. A board runs no harness: the host drives the
-tests itself, as the micro:bit (MicroPython 1.9.2, ~9.8 KB heap) has no RAM to spare for
+tests itself, as the micro:bit (MicroPython 1.9.2, ~9.6 KB heap) has no RAM to spare for
 one beside the library and a test module. The profile's library files and board.py go on
 with tools/deploy.py (verified), then the test helpers (tests/support.py, tests/qcheck.py),
 stripped like the library. Then, one module at a time: the test module (and any library or

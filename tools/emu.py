@@ -21,7 +21,7 @@ From Python:
         print(t.exec("import mod"))
         t.close()
 
-A board boots in well under a second, so start a fresh one for a fresh heap (~9.7 KB free).
+A board boots in well under a second, so start a fresh one for a fresh heap (9792 B free).
 """
 import argparse
 import contextlib
