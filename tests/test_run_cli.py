@@ -138,6 +138,9 @@ def test_exec_exits_as_micropython_c_on_sys_exit():
         p = _run(["--exec", code])
         assert (p.returncode, p.stderr) == (status, err), (code, p.returncode, p.stderr)
     assert _run(["--exec", "import sys; print(2); sys.exit(3)"]).stdout == "2\n"
+    # an uncaught KeyboardInterrupt: the traceback, and 130 as micropython -c (128 + SIGINT)
+    p = _run(["--exec", "raise KeyboardInterrupt"])
+    assert p.returncode == 130 and "KeyboardInterrupt" in p.stderr, (p.returncode, p.stderr)
 
 
 def test_heap_must_fit_the_vm():

@@ -28,7 +28,8 @@ const USAGE = `usage: node tools/mpvm/main.mjs [--heap BYTES] [--board FILE] [--
   --exec CODE      run CODE on the VM instead of the firmware (lib/ and firmware/ importable)
   --board FILE     board profile, imported as board (default boards/host/board.py)
   --workload FILE  workload file (default firmware/workload.txt, the sample)
-exit: 0 ran, 1 the firmware raised, 2 bad arguments or no VM, 3 MemoryError`;
+exit: 0 ran, 1 the firmware raised, 2 bad arguments or no VM, 3 MemoryError
+(--exec: as micropython -c, sys.exit's status, 130 for KeyboardInterrupt)`;
 
 function fail(msg, code) {
   process.stderr.write(`mpvm main: ${msg}\n`);
@@ -111,7 +112,7 @@ try {
   }
   if (values.exec !== undefined) {
     process.stderr.write(e.message); // the traceback, as micropython -c prints it
-    process.exit(1);
+    process.exit(e.type === "KeyboardInterrupt" ? 130 : 1); // as micropython -c: 128 + SIGINT
   }
   process.stderr.write(`mpvm main: the firmware raised ${e.type}:\n${e.message}`);
   process.exit(e.type === "MemoryError" ? 3 : 1);
