@@ -169,3 +169,23 @@ def leaves_the_committed_picture_alone(tool, name):
 
 def test_another_run_leaves_the_committed_picture_alone():
     leaves_the_committed_picture_alone(_tools(), "islands.svg")
+
+
+def test_a_required_vm_that_is_missing_is_a_failure_said_as_one():
+    # --vm with no VM here (no node): the run fails and its line says so; it said "skipped"
+    # and then exited 1. Without --vm a missing VM is a skip.
+    import contextlib
+    import io
+
+    islands = _tools()
+    was = islands.vm_unavailable
+    islands.vm_unavailable = lambda: "node not found"
+    try:
+        for vm, ok, word in ((True, False, "FAILED"), (False, True, "skipped")):
+            args = type("Args", (), {"vm": vm, "no_vm": False})()
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                assert islands.vm_stage(args, None, None, None) is ok
+            assert word in out.getvalue() and "node not found" in out.getvalue(), out.getvalue()
+    finally:
+        islands.vm_unavailable = was

@@ -375,8 +375,8 @@ def vm_stage(args, cfg, run_vm, judge):
     # with --vm), failed, or judge(its result), which prints a line and returns whether the
     # VM agrees with CPython.
     why = "--no-vm" if args.no_vm else vm_unavailable()
-    if why:
-        print("MicroPython VM: skipped (%s)" % why)
+    if why:  # with --vm the VM was required: a failure, said as one
+        print("MicroPython VM: %s (%s)" % ("FAILED: required by --vm, not run" if args.vm else "skipped", why))
         return not args.vm
     try:
         m = run_vm(cfg)
