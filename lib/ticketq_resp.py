@@ -63,7 +63,7 @@ class Redis:
 
     @classmethod
     def from_url(cls, url, timeout=10):
-        # redis://[[user]:password@]host[:port][/db]
+        # redis://[[user]:password@]host[:port][/db]; an IPv6 host in brackets: [::1]
         if not url.startswith("redis://"):
             raise ValueError("url: redis://[:password@]host[:port][/db]")
         rest = url[8:]
@@ -76,15 +76,23 @@ class Redis:
             rest, d = rest.split("/", 1)
             db = _num(d or "0", 0, 0x3FFFFFFF, "url: db")
         port = 6379
-        if ":" in rest:
+        p = None
+        if rest[:1] == "[":
+            rest, b, p = rest[1:].partition("]")
+            if not b or p[:1] not in ("", ":"):
+                raise ValueError("url: an IPv6 host is [address], then :port if any")
+            p = p[1:] if p else None
+        elif ":" in rest:
             rest, p = rest.rsplit(":", 1)
+        if p is not None:
             port = _num(p, 1, 65535, "url: port")
         return cls(rest or "127.0.0.1", port, timeout, password, db)
 
     def connect(self):
         self.close()
-        addr = socket.getaddrinfo(self.host, self.port, 0, socket.SOCK_STREAM)[0][-1]
-        s = socket.socket()
+        ai = socket.getaddrinfo(self.host, self.port, 0, socket.SOCK_STREAM)[0]
+        addr = ai[-1]
+        s = socket.socket(ai[0], socket.SOCK_STREAM)  # the address's family: IPv4 or IPv6
         self._s = s
         try:
             s.settimeout(self.timeout)

@@ -42,7 +42,8 @@ class Redis:
 
     @classmethod
     def from_url(cls, url: str, timeout: float = 10) -> "Redis":
-        """``redis://[[user]:password@]host[:port][/db]``: ValueError for another scheme, or
+        """``redis://[[user]:password@]host[:port][/db]``, an IPv6 host in brackets
+        (``redis://[::1]:6379/0``): ValueError for another scheme, an unclosed bracket, or
         naming a port (1..65535) or db that is not a number in range."""
 
     def connect(self) -> None:

@@ -57,7 +57,7 @@ class RedisServer:
         last = ""
         for _ in range(5):  # a port found free may be taken before the server binds it
             port = self.port or free_port()
-            cmd = [exe, "--port", str(port), "--bind", "127.0.0.1", "--dir", self.dir,
+            cmd = [exe, "--port", str(port), "--bind", "127.0.0.1 -::1", "--dir", self.dir,
                    "--save", "", "--appendonly", "yes" if self.appendonly else "no",
                    "--appendfsync", "always", "--daemonize", "no", "--logfile", "redis.log",
                    "--protected-mode", "yes"]

@@ -195,6 +195,24 @@ def test_unanswered_pop_is_answered_by_the_next():
     f.destroy()
 
 
+def test_resp_client_connects_over_ipv6():
+    # redis://[::1]:port: the socket takes the address's family (it was always IPv4). The
+    # test server listens on ::1 too where the host has an IPv6 loopback.
+    port, proxy = _server()
+    import socket
+    import ticketq_resp
+
+    try:
+        s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        s.bind(socket.getaddrinfo("::1", 0, 0, socket.SOCK_STREAM)[0][-1])
+        s.close()
+    except (AttributeError, OSError) as e:
+        skip("no IPv6 loopback here (%s)" % e)
+    c = ticketq_resp.Redis.from_url("redis://[::1]:%d/0" % port)
+    assert c.execute_command("PING") == b"PONG" and c.connects == 1
+    c.close()
+
+
 def test_resp_client_replies_and_errors():
     port, proxy = _server()
     import ticketq_resp
@@ -204,6 +222,11 @@ def test_resp_client_replies_and_errors():
     u = ticketq_resp.Redis.from_url("redis://:pw@h:7/3")
     assert (u.host, u.port, u.db, u.password) == ("h", 7, 3, "pw")
     raises(ValueError, ticketq_resp.Redis.from_url, "http://h")
+    u = ticketq_resp.Redis.from_url("redis://[::1]:7/2")  # IPv6 in brackets, as redis-py
+    assert (u.host, u.port, u.db) == ("::1", 7, 2)
+    assert ticketq_resp.Redis.from_url("redis://[fe80::1]").port == 6379
+    for bad in ("redis://[::1", "redis://[::1]7", "redis://[::1]:x"):
+        raises(ValueError, ticketq_resp.Redis.from_url, bad)
     assert c.execute_command("PING") == b"PONG"  # simple string
     k = "board-resp-%d" % port
     assert c.execute_command("DEL", k) in (0, 1)  # integer
