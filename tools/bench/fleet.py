@@ -169,7 +169,8 @@ def markdown(res):
     out += table(res["lane_rows"], "FleetLaneQueue, ")
     out += ["", "Beside it: " + BULLMQ, "",
             "What a fleet call does that a plain BullMQ add does not: it checks the queue's layout "
-            "version and capacity (queued plus leased), keeps the id index for remove, the digest and "
+            "version, the types of its ten keys (~12 us of the server's time a call, measured once: "
+            "62 against 50 us in INFO commandstats) and its capacity (queued plus leased), keeps the id index for remove, the digest and "
             "the aging count, and records its reply for replay after a dropped connection; a pop "
             "also returns expired leases first. Each is one FCALL, one round trip, O(log n) in the "
             "server.", ""]
