@@ -248,3 +248,17 @@ class DropProxy:
     def close(self):
         self._stop = True
         self.sock.close()
+
+
+class Interrupting:
+    # A connection (either client) on which Ctrl-C arrives just after the server ran the next
+    # FCALL of `op` once armed, before its reply was read (test_fleet_retry, _clients).
+    def __init__(self, conn, op):
+        self.conn, self.op, self.armed = conn, op, False
+
+    def execute_command(self, *args):
+        r = self.conn.execute_command(*args)
+        if self.armed and args[0] == "FCALL" and args[1].endswith("_" + self.op):
+            self.armed = False
+            raise KeyboardInterrupt
+        return r

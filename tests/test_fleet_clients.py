@@ -79,23 +79,10 @@ def test_a_forked_child_gets_its_own_client_number():
         q.destroy()
 
 
-class Interrupting:
-    # Ctrl-C just after the server ran the next FCALL of `op`, before its reply was read.
-    def __init__(self, conn, op):
-        self.conn, self.op, self.armed = conn, op, False
-
-    def execute_command(self, *args):
-        r = self.conn.execute_command(*args)
-        if self.armed and args[0] == "FCALL" and args[1].endswith("_" + self.op):
-            self.armed = False
-            raise KeyboardInterrupt
-        return r
-
-
 def test_a_forked_child_leaves_the_parents_unanswered_pop_to_the_parent():
     srv, kinds = clients()
     for kind, make in kinds:
-        conn = Interrupting(make(), "pop")
+        conn = fleet_server.Interrupting(make(), "pop")
         q = FleetQueue(conn, fleet_server.fresh_name("forkp"), 16)
         for i in (1, 2, 3):
             q.push(i, 1)

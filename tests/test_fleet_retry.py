@@ -86,25 +86,11 @@ def test_unanswered_pop_is_answered_by_the_next_pop():
         proxy.close()
 
 
-class Interrupting:
-    # A connection on which Ctrl-C arrives just after the server ran the n-th FCALL of
-    # `op`, before its reply was read.
-    def __init__(self, conn, op):
-        self.conn, self.op, self.armed = conn, op, False
-
-    def execute_command(self, *args):
-        r = self.conn.execute_command(*args)
-        if self.armed and args[0] == "FCALL" and args[1].endswith("_" + self.op):
-            self.armed = False
-            raise KeyboardInterrupt
-        return r
-
-
 def test_interrupted_pop_loses_no_ticket():
     if IS_MICROPYTHON:
         skip("starts a redis-server (host only)")
     srv = fleet_server.shared()
-    conn = Interrupting(srv.client(), "pop")
+    conn = fleet_server.Interrupting(srv.client(), "pop")
     q = FleetQueue(conn, fleet_server.fresh_name("intr"), 8)
     q.push(3, 1)
     q.push(4, 1)
