@@ -161,7 +161,7 @@ def explain(q, a, b):
                "lanes" % (c, ":".join([str(w) for w in q.weights]), len(q._tb), c,
                           q._cur[ta["cls"]], ta["lane"], ta["id"], _nth(ta["turn"]),
                           tb["lane"], tb["id"], _nth(tb["turn"])))
-        if tb["seq"] < ta["seq"]:
+        if tb["key"] & 0x1FFFFFFF < ta["key"] & 0x1FFFFFFF:  # internal: no wrap, push order
             why += " (job %d was pushed earlier)" % tb["id"]
     return "%s; %s. Job %d pops first: %s." % (_describe(ta), _describe(tb), ta["id"], why)
 

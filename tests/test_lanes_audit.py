@@ -97,3 +97,18 @@ def test_lane_max_wait_keeps_the_one_int_rule():
     from ticketq import TicketQueue
     e = raises(TypeError, lane_max_wait, TicketQueue(8), 0, 3)
     assert "LaneQueue" in str(e) and "max_wait(q.capacity, q.aging, cls)" in str(e), str(e)
+
+
+def test_explain_says_pushed_earlier_by_push_order_across_the_sequence_wrap():
+    # Across the 2**30 wrap the ticket pushed first has the higher number: the remark must
+    # follow the push order, not compare the outside numbers.
+    q = LaneQueue(8, [1, 1], first_seq=2**30 - 1)
+    q.push(20, NORMAL, 0)  # seq 2**30 - 1, pushed first, pops first
+    q.push(21, NORMAL, 1)  # seq 0
+    e = explain(q, 20, 21)
+    assert "Job 20 pops first" in e and "pushed earlier" not in e, e
+    q = LaneQueue(8, [1, 1], first_seq=2**30 - 1)
+    q.push(20, NORMAL, 1)  # seq 2**30 - 1, pushed first, pops second
+    q.push(21, NORMAL, 0)  # seq 0
+    e = explain(q, 20, 21)
+    assert "Job 21 pops first" in e and e.endswith("(job 20 was pushed earlier)."), e
