@@ -101,8 +101,9 @@ class TicketQueue:
     0 = off. 0 <= aging <= 2**30 - 1 (a small int). Checked by the constructor only: it may
     be reassigned between pops, to a plain int in that range, but the assignment is not
     checked (a property would slow every pop on a board). The viper class refuses a non-int
-    there (TypeError); on the bytecode path a non-int fails in a later pop, after that pop's
-    ticket has left the queue."""
+    there (TypeError). The bytecode class stores whatever it is given: None turns aging off
+    without an error, a float promotes on its own arithmetic, and a str raises TypeError in
+    a later pop, after that pop's ticket has left the queue."""
 
     last_priority: int
     """Class (0..3) of the ticket the last pop() returned; -1 before the first pop since

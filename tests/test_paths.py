@@ -218,3 +218,41 @@ def test_importing_the_viper_module_first_still_gives_the_viper_path():
     q.push(5, 1)
     q.push(6, 2)
     assert hasattr(q, "_s") and q.pop() == 6 and q.last_priority == 2
+
+
+def test_aging_reassigned_to_a_non_int_on_each_path():
+    # ticketq.pyi, TicketQueue.aging: the assignment is not checked. The viper class refuses
+    # a non-int at the assignment; the bytecode class stores it, and then None (like 0)
+    # turns aging off without a word, a float ages on its own arithmetic, and a str fails
+    # in the pop after it is loaded into the count, after that pop's ticket has left the queue.
+    def queue():
+        q = ticketq.TicketQueue(8, aging=1)
+        for i in range(4):
+            q.push(i, i % 4)  # 0 LOW, 1 NORMAL, 2 HIGH, 3 CRITICAL
+        return q
+
+    for v in (None, 2.5, "3"):
+        q = queue()
+        if ticketq.PATH == "viper":
+            try:
+                q.aging = v
+            except TypeError:
+                continue
+            assert False, "viper took aging = %r" % (v,)
+        q.aging = v
+        if v is None:
+            assert [q.pop() for _ in range(4)] == [3, 2, 1, 0]  # no promotion, no error
+        elif v == "3":
+            assert q.pop() == 3  # the count was 1: this pop reloads it with "3" and ages
+            try:
+                q.pop()
+            except TypeError:
+                assert len(q) == 2  # the ticket popped is gone
+            else:
+                assert False, "a str aging popped"
+    if not IS_MICROPYTHON:  # the stub says so
+        import os
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib",
+                               "ticketq.pyi")) as f:
+            text = " ".join(f.read().split())
+        assert "None turns aging off" in text, "ticketq.pyi: aging reassigned to None"
