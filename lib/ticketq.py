@@ -44,7 +44,11 @@ class TicketQueue(QueueBase):
 
     def push(self, job_id, priority):
         try:
-            p = job_id >> 30 or priority >> 2  # p: out of range, negative (or not an int)
+            # p: out of range, negative, or not an int. An int-like that shifts but is no int
+            # (numpy's uint8 on CPython) has a sum that is no int: without that test it was
+            # queued in the wrong class (-uint8(3) wraps) or raised halfway through the push.
+            # Bools and int subclasses add up to an int (else they take the checker's way).
+            p = job_id >> 30 or priority >> 2 or type(job_id + priority) is not int
         except TypeError:
             p = 1
         if p:
@@ -53,9 +57,8 @@ class TicketQueue(QueueBase):
         n = self._n
         if n >= self.capacity:
             raise _err(_FULL)
-        # The free slot takes the id first and the class is shifted before anything changes:
-        # an int-like object that passed the shifts but is no int fails here, queue unchanged.
-        # Bools and int subclasses pass the shifts and work as their int values from here.
+        # The free slot takes the id first and the class is shifted before anything changes.
+        # Bools and int subclasses pass the checks and work as their int values from here.
         self._d[n] = job_id
         p = (-priority + 1) << 29  # not 1 - priority: MicroPython's int - int subclass fails
         s = self._nxt

@@ -136,3 +136,46 @@ def test_the_int_rule_in_lanes():
     assert str(e) == "priority must be int"
     e = raises(ValueError, q.push, 1, 2, Num(2))
     assert "lane" in str(e) and len(q) == 0
+
+
+class U8:
+    # An int-like that is no int, as numpy's uint8 on CPython: it shifts, negates and adds
+    # (wrapping at 8 bits) and converts through __index__. Not an int (ticketq.pyi,
+    # "Integers"): push must refuse it as remove does, not take it as another class (-3
+    # wraps to 253) or raise after the ticket was half stored.
+    def __init__(self, v):
+        self.v = v & 255
+
+    def __index__(self):
+        return self.v
+
+    def __int__(self):
+        return self.v
+
+    def __bool__(self):
+        return self.v != 0
+
+    def __rshift__(self, n):
+        return U8(self.v >> int(n))
+
+    def __lshift__(self, n):
+        return U8(self.v << int(n))
+
+    def __neg__(self):
+        return U8(-self.v)
+
+    def __add__(self, o):
+        return U8(self.v + int(o))
+
+    __radd__ = __add__
+
+
+def test_an_int_like_that_is_no_int_is_refused_by_push_as_by_remove():
+    q = used()
+    before = snapshot(q)
+    for p in (U8(3), U8(1)):
+        raises(TypeError, q.push, 7, p)
+    raises(TypeError, q.push, U8(7), LOW)
+    raises(TypeError, q.remove, U8(7))
+    assert snapshot(q) == before
+    check_heap(q)
