@@ -129,3 +129,39 @@ def test_an_added_module_may_not_shadow_a_profiles_mpy():
     # a module the profile leaves off goes on as before (docs/boards.md: --add lib/ticketq_lanes.py)
     items = deploy.plan(prof, mpy=True, lib_only=True, add=[os.path.join(lib, "ticketq_lanes.py")])
     assert "ticketq_lanes.py" in [i.name for i in items]
+
+
+def test_boards_md_says_which_profile_modules_the_worker_does_not_import():
+    # docs/boards.md lists a profile's FILES as "what the worker imports"; every library
+    # module there that no firmware file imports (directly or through the library) must be
+    # named as such on that page, so a person trimming a board knows what the worker needs.
+    deploy = _deploy()
+    import ast
+
+    def imports(path):
+        with open(path) as f:
+            tree = ast.parse(f.read())
+        out = set()
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Import):
+                out.update(a.name for a in n.names)
+            elif isinstance(n, ast.ImportFrom) and n.module:
+                out.add(n.module)
+        return out
+
+    root = deploy.ROOT
+    seen = set()
+    todo = [os.path.join(root, "firmware", f) for f in ("worker.py", "shell.py", "workload.py")]
+    while todo:
+        for m in imports(todo.pop()):
+            p = os.path.join(root, "lib", m + ".py")
+            if m not in seen and os.path.exists(p):
+                seen.add(m)
+                todo.append(p)
+    with open(os.path.join(root, "docs", "boards.md")) as f:
+        text = " ".join(f.read().split())
+    for name in ("rp2", "esp32", "host"):
+        for f in deploy.read_profile(name)["FILES"]:
+            m = os.path.basename(f)[:-3]
+            if f.startswith("lib/") and m not in seen and m != "ticketq_viper":
+                assert "`%s` (not imported by the worker" % m in text, (name, m)
