@@ -174,7 +174,8 @@ class LaneQueue(TicketQueue):
         try:
             # 0 + x: MicroPython cannot add an int subclass to an int (TypeError), so one
             # goes to the checker, which hands back its plain int (ticketq.pyi, "Integers")
-            p = job_id >> 30 or (0 + priority) >> 2 or (0 + lane) >> 5 or lane >= self.lanes
+            p = job_id >> 30 or (0 + priority) >> 2 or (0 + lane) >> 5 or lane >= self.lanes \
+                or type(job_id + priority + lane) is not int  # an int-like that is no int
         except TypeError:  # not an int
             p = 1
         if p:
@@ -186,8 +187,7 @@ class LaneQueue(TicketQueue):
             raise _err(_FULL)
         if self._cnt[lane] >= self._lc[lane]:
             raise _lane_full(lane, self._lc[lane])
-        # As in TicketQueue: the free slot takes the id first, so an int-like object that
-        # passed the shifts but is no int fails here, queue unchanged.
+        # As in TicketQueue: the free slot takes the id first, before anything changes.
         self._d[n] = job_id
         p = (1 - priority) << 29
         s = self._nxt

@@ -169,6 +169,9 @@ class U8:
 
     __radd__ = __add__
 
+    def __rsub__(self, o):
+        return U8(int(o) - self.v)
+
 
 def test_an_int_like_that_is_no_int_is_refused_by_push_as_by_remove():
     q = used()
@@ -179,3 +182,17 @@ def test_an_int_like_that_is_no_int_is_refused_by_push_as_by_remove():
     raises(TypeError, q.remove, U8(7))
     assert snapshot(q) == before
     check_heap(q)
+
+
+def test_an_int_like_that_is_no_int_is_refused_by_lanes_push():
+    # The same for LaneQueue.push (1 - U8(3) wraps to 254: it was queued in the wrong class).
+    from ticketq_lanes import LaneQueue
+
+    q = LaneQueue(4, [1, 1], 4, first_seq=40)
+    q.push(1, LOW, 1)
+    before = snapshot(q) + (q.lane_len(0), q.lane_len(1))
+    for p in (U8(3), U8(1)):
+        raises(TypeError, q.push, 7, p, 0)
+    raises(TypeError, q.push, U8(7), LOW, 0)
+    assert snapshot(q) + (q.lane_len(0), q.lane_len(1)) == before
+    assert q.push(2, HIGH, 0) == 41  # no sequence number spent
