@@ -57,8 +57,9 @@ class Worker:
         try:
             self.q.push(i, cls)  # a bad class raises here, full or not
         except QueueFull:
-            self.stats[12 + cls] += 1
+            self.stats[12 + (cls + 0)] += 1
             return None  # backpressure: refused and counted; queue and table unchanged
+        cls = cls + 0  # an int subclass as its int: MicroPython mixes no int with one
         self.names[i] = name
         self.fns[i] = fn
         self.meta[i] = (self.pops & 0xFFFFFFF) << 2 | cls

@@ -323,3 +323,19 @@ def test_cancel_takes_job_ids_only():
     raises(TypeError, w.cancel, True)  # would have meant job 1
     raises(TypeError, w.cancel, "a")
     assert len(w.q) == 1 and w.cancel(1) is True
+
+
+class Num(int):  # an IntEnum member's kind: the queue takes it as its int (ticketq.pyi)
+    pass
+
+
+def test_an_int_subclass_class_is_taken_as_its_int():
+    # MicroPython does not mix ints with int subclasses: submit queued the ticket, then
+    # failed on the job table (TypeError, the slot half filled, a stale class in the log),
+    # and on a full queue raised instead of returning None.
+    out = []
+    w = Worker(1, out=out.append)
+    assert w.submit("x", Num(HIGH), nop) == 1
+    assert w.meta[1] & 3 == HIGH and w.names[1] == "x"
+    assert w.submit("y", Num(CRITICAL), nop) is None and w.stats[12 + CRITICAL] == 1
+    assert w.step() == 1 and out[-1].split()[3] == "HIGH", out
