@@ -20,7 +20,7 @@ one's printed output back":
             ticketq's hot paths side by side: the default (viper) and the bytecode class
   microbit  an emulated BBC micro:bit v1 (tools/emu.py: QEMU + MicroPython 1.9.2) over
             mpremote; sources are uploaded stripped, and only what a phase needs
-            (tools/bench/shake.py), because the board has ~9.7 KB of heap
+            (tools/bench/shake.py), because the board has ~9.6 KB of heap
 Every reported figure is a ratio to a baseline measured in the same run (heapq with tuples,
 or on the micro:bit a pure-Python heap of tuples), from medians of several runs with
 gc.collect() before each timed section; the plain loop's own time is subtracted.
@@ -656,7 +656,7 @@ def headline(runs):
         if capq and capp:
             capl = mb["misc"].get(("cap", "phl"))
             out.append("- **micro:bit RAM**: a TicketQueue of up to %d slots fits beside the library "
-                       "(which takes %s B of the ~9.7 KB heap), against %d entries for the pure-Python "
+                       "(which takes %s B of the ~9.6 KB heap), against %d entries for the pure-Python "
                        "tuple heap alone before MemoryError, or %s entries with the library loaded "
                        "too." % (capq, (mb["misc"]["imp1"][0] - mb["misc"]["imp0"][0])
                                  if mb["misc"].get("imp1") and mb["misc"].get("imp0") else "?", capp, capl))
@@ -985,7 +985,7 @@ def plot_memory(runs, path):
         ax.set_xticks(range(len(caps)))
         ax.set_xticklabels([l for l, _ in caps], fontsize=8)
         ax.set_ylabel("entries before MemoryError")
-        ax.set_title("Largest queue on the micro:bit v1 (~9.7 KB heap)", fontsize=10)
+        ax.set_title("Largest queue on the micro:bit v1 (~9.6 KB heap)", fontsize=10)
         ax.grid(True, axis="y", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100, metadata={"Software": None})
