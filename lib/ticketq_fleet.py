@@ -190,7 +190,12 @@ class FleetQueue:
         try:
             a = self._pending or self._args(self._L + "pop", (lease_ms,), True)
             self._pending = a
-            r = self._send(a)
+            try:
+                r = self._send(a)
+            except Exception as e:
+                if not _net(e):  # the server answered (an error): never to be sent again
+                    self._pending = None
+                raise
             self._pending = None
             if r[0] >= 0:
                 self._popped(r)

@@ -187,3 +187,30 @@ def test_every_call_checks_the_key_types_before_writing():
                 if saved is not None:
                     watch.restore(k, 0, saved)
             q.destroy()
+
+
+def test_a_pop_refused_by_the_server_is_not_sent_again():
+    # Only a pop whose reply never arrived is sent again, unchanged, by the next pop. A pop
+    # the server answered with an error (a wrong-type key, a missing library) was answered:
+    # the next pop must be the one asked for. It was resent instead, so pop(lease_ms=30000)
+    # after a refused pop() took the ticket with no lease (lost if that consumer died).
+    from ticketq_fleetlanes import FleetLaneQueue
+
+    srv = host_only()
+    watch = srv.client(install=False)
+    for conn in (srv.client(), srv.resp()):
+        for lanes in (False, True):
+            name = fleet_server.fresh_name("refused")
+            q = FleetLaneQueue(conn, name, 4, (1, 1), 4) if lanes else FleetQueue(conn, name, 4)
+            if lanes:
+                q.push(7, 1, 0)
+            else:
+                q.push(7, 1)
+            watch.set(q.keys[7], "another program's")  # the (empty) dead list's key, written over
+            e = raises(FleetError, q.pop)
+            assert "TQTYPE" in str(e)
+            watch.delete(q.keys[7])
+            assert q.pop(lease_ms=30000) == 7
+            assert q.last_lease is not None, "the refused pop(0) was sent again: no lease"
+            assert q.info()["leased"] == 1
+            q.destroy()
