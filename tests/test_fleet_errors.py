@@ -214,3 +214,24 @@ def test_a_pop_refused_by_the_server_is_not_sent_again():
             assert q.last_lease is not None, "the refused pop(0) was sent again: no lease"
             assert q.info()["leased"] == 1
             q.destroy()
+
+
+def test_a_foreign_hash_at_the_meta_key_is_named_as_such():
+    # A hash at <prefix>{<name>}:meta without ticketq's fields is another program's: opening
+    # with a capacity said "no queue ... (create it with a capacity)", to a caller who gave
+    # one, and left them guessing. It is a TQTYPE naming the key, and nothing is written.
+    srv = host_only()
+    watch = srv.client(install=False)
+    for conn in (srv.client(), srv.resp()):
+        name = fleet_server.fresh_name("foreign")
+        meta = "tq{" + name + "}:meta"
+        watch.hset(meta, "owner", "another program")
+        for args in ((4,), ()):
+            e = raises(FleetError, FleetQueue, conn, name, *args)
+            assert "TQTYPE" in str(e) and meta in str(e) and "another program" in str(e), e
+            assert "create it with a capacity" not in str(e), e
+        assert watch.hgetall(meta) == {b"owner": b"another program"}
+        assert watch.keys("tq{" + name + "}:*") == [meta.encode()]
+        watch.delete(meta)
+        e = raises(FleetError, FleetQueue, conn, name)  # nothing there: still TQNOQUEUE
+        assert "TQNOQUEUE" in str(e)
