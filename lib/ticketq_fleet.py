@@ -238,6 +238,9 @@ class FleetQueue:
             if left == 0:
                 raise timeout()
             t = self.slice_ms
+            c = self._wait_cap()
+            if c < t:
+                t = c
             if left is not None and left < t:
                 t = left
             if 0 < r[1] < t:
@@ -245,6 +248,20 @@ class FleetQueue:
             # Not under the lock: other threads' calls go on meanwhile (on their own
             # connection with redis-py's pool; ticketq_resp has one, which waits).
             self._send(["BLPOP", self.keys[_WAKE], "%d.%03d" % (t // 1000, t % 1000)])
+
+    def _wait_cap(self):
+        # The longest BLPOP wait the connection's own socket timeout lets through (redis-py's
+        # socket_timeout, ticketq_resp's timeout), with a margin for the round trip: a wait
+        # the client gives up on first is retried (FleetQueue's retries times redis-py's
+        # own, with backoff) far past the deadline. No timeout known: slice_ms alone.
+        c = self.conn
+        s = getattr(c, "timeout", None)
+        if s is None:
+            k = getattr(getattr(c, "connection_pool", None), "connection_kwargs", None)
+            s = k.get("socket_timeout") if isinstance(k, dict) else None
+        if isinstance(s, (int, float)) and type(s) is not bool and 0 < s * 750 < self.slice_ms:
+            return int(s * 750) or 1
+        return self.slice_ms
 
     def peek(self):
         i = self._call(self._L + "peek")
