@@ -301,7 +301,11 @@ class FleetQueue:
             raise TypeError("lease token must be str or bytes (what pop(lease_ms) left in last_lease)")
         t = _text(token)
         k = self._COLON
-        if len(t) < k + 2 or t[k] != ":":
+        # <class 0-3><24 hex digits (+ a lane digit)>:<deliveries>, as the server writes it
+        if (len(t) < k + 2 or t[k] != ":" or t[0] not in "0123"
+                or [c for c in t[1:25] if c not in "0123456789abcdef"]
+                or [c for c in t[25:k] if c not in "0123456789abcdefghijklmnopqrst"]
+                or [c for c in t[k + 1:] if c not in "0123456789"]):
             raise ValueError("lease token: what pop(lease_ms) left in last_lease")
         return token
 

@@ -235,3 +235,36 @@ def test_a_foreign_hash_at_the_meta_key_is_named_as_such():
         watch.delete(meta)
         e = raises(FleetError, FleetQueue, conn, name)  # nothing there: still TQNOQUEUE
         assert "TQNOQUEUE" in str(e)
+
+
+def test_a_string_that_is_no_lease_token_is_refused_before_sending():
+    # ack/release/touch document "not a token: ValueError (nothing sent)"; only the length and
+    # the ":" were checked, so a bad class digit, a non-hex member or a delivery count that is
+    # no number went to the server and came back as a quiet False / 0.
+    from ticketq_fleetlanes import FleetLaneQueue
+
+    srv = host_only()
+    watch = srv.client(install=False)
+    for lanes in (False, True):
+        conn = srv.client()
+        name = fleet_server.fresh_name("token")
+        q = FleetLaneQueue(conn, name, 4, (1, 1), 4) if lanes else FleetQueue(conn, name, 4)
+        if lanes:
+            q.push(7, 1, 1)
+        else:
+            q.push(7, 1)
+        q.pop(30000)
+        good = q.last_lease.decode()
+        k = good.index(":")
+        bads = ["4" + good[1:], "x" + good[1:], good[:3] + "g" + good[4:], good[:3] + "A" + good[4:],
+                good[:k + 1] + "abc", good[:k + 1] + "-1", good[:k + 1] + " 1", good + "\n",
+                good[:k + 1] + "1:2", good[:k + 1] + "1.0"]
+        n = fcalls(watch)
+        for bad in bads:
+            for call in (q.ack, q.release, lambda t: q.touch(t, 1000)):
+                e = raises(ValueError, call, bad)
+                assert "lease token" in str(e), (bad, e)
+                raises(ValueError, call, bad.encode())
+        assert fcalls(watch) == n, "a string that is no token reached the server"
+        assert q.touch(good, 1000) and q.ack(good)
+        q.destroy()
