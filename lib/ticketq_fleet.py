@@ -78,7 +78,8 @@ class FleetQueue:
             if type(s) is not str:
                 raise TypeError(what + " must be str")
             if "{" in s or "}" in s or not (s or what == "prefix"):
-                raise ValueError(what + " must be a non-empty str without { }")
+                raise ValueError(what + (" must be a str without { }" if what == "prefix" else
+                                         " must be a non-empty str without { }"))
         self.conn = conn
         self.name = name
         self.keys = [prefix + "{" + name + "}:" + s for s in _SUFFIXES]

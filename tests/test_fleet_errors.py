@@ -268,3 +268,19 @@ def test_a_string_that_is_no_lease_token_is_refused_before_sending():
         assert fcalls(watch) == n, "a string that is no token reached the server"
         assert q.touch(good, 1000) and q.ack(good)
         q.destroy()
+
+
+def test_the_prefix_error_says_what_a_prefix_may_be():
+    # An empty prefix is taken (keys "{name}:meta"); the error said "non-empty" for it.
+    srv = host_only()
+    conn = srv.client()
+    n = fcalls(conn)
+    e = raises(ValueError, FleetQueue, conn, "p", 4, 0, 0, 8, "a}")
+    assert str(e) == "prefix must be a str without { }", e
+    e = raises(ValueError, FleetQueue, conn, "", 4)
+    assert str(e) == "name must be a non-empty str without { }", e
+    assert fcalls(conn) == n
+    name = fleet_server.fresh_name("noprefix")
+    q = FleetQueue(conn, name, 4, prefix="")
+    assert q.keys[0] == "{" + name + "}:meta"
+    q.destroy()
