@@ -103,6 +103,11 @@ local function meta(keys, kind)
   local r = redis.call('HMGET', keys[META], 'v', 'cap', 'first', 'aging', 'maxdel', 'hi', 'lo',
     'left', 'digest', 'pops', 'lanes', 'made')
   if not r[1] then
+    if redis.call('EXISTS', keys[META]) == 1 then
+      -- a hash without ticketq's layout field: not a queue to create over, nor one to open
+      fail('TQTYPE', 'key ' .. keys[META] .. ' holds a hash without ticketq\'s fields (no v): ' ..
+        'another program uses this prefix and queue name')
+    end
     fail('TQNOQUEUE', 'no queue at ' .. keys[META] .. ' (create it with a capacity)')
   end
   local has = r[1] == V .. ':lanes'

@@ -78,7 +78,8 @@ class FleetQueue:
             if type(s) is not str:
                 raise TypeError(what + " must be str")
             if "{" in s or "}" in s or not (s or what == "prefix"):
-                raise ValueError(what + " must be a non-empty str without { }")
+                raise ValueError(what + (" must be a str without { }" if what == "prefix" else
+                                         " must be a non-empty str without { }"))
         self.conn = conn
         self.name = name
         self.keys = [prefix + "{" + name + "}:" + s for s in _SUFFIXES]
@@ -190,7 +191,12 @@ class FleetQueue:
         try:
             a = self._pending or self._args(self._L + "pop", (lease_ms,), True)
             self._pending = a
-            r = self._send(a)
+            try:
+                r = self._send(a)
+            except Exception as e:
+                if not _net(e):  # the server answered (an error): never to be sent again
+                    self._pending = None
+                raise
             self._pending = None
             if r[0] >= 0:
                 self._popped(r)
@@ -233,6 +239,9 @@ class FleetQueue:
             if left == 0:
                 raise timeout()
             t = self.slice_ms
+            c = self._wait_cap()
+            if c < t:
+                t = c
             if left is not None and left < t:
                 t = left
             if 0 < r[1] < t:
@@ -240,6 +249,20 @@ class FleetQueue:
             # Not under the lock: other threads' calls go on meanwhile (on their own
             # connection with redis-py's pool; ticketq_resp has one, which waits).
             self._send(["BLPOP", self.keys[_WAKE], "%d.%03d" % (t // 1000, t % 1000)])
+
+    def _wait_cap(self):
+        # The longest BLPOP wait the connection's own socket timeout lets through (redis-py's
+        # socket_timeout, ticketq_resp's timeout), with a margin for the round trip: a wait
+        # the client gives up on first is retried (FleetQueue's retries times redis-py's
+        # own, with backoff) far past the deadline. No timeout known: slice_ms alone.
+        c = self.conn
+        s = getattr(c, "timeout", None)
+        if s is None:
+            k = getattr(getattr(c, "connection_pool", None), "connection_kwargs", None)
+            s = k.get("socket_timeout") if isinstance(k, dict) else None
+        if isinstance(s, (int, float)) and type(s) is not bool and 0 < s * 750 < self.slice_ms:
+            return int(s * 750) or 1
+        return self.slice_ms
 
     def peek(self):
         i = self._call(self._L + "peek")
@@ -279,7 +302,11 @@ class FleetQueue:
             raise TypeError("lease token must be str or bytes (what pop(lease_ms) left in last_lease)")
         t = _text(token)
         k = self._COLON
-        if len(t) < k + 2 or t[k] != ":":
+        # <class 0-3><24 hex digits (+ a lane digit)>:<deliveries>, as the server writes it
+        if (len(t) < k + 2 or t[k] != ":" or t[0] not in "0123"
+                or [c for c in t[1:25] if c not in "0123456789abcdef"]
+                or [c for c in t[25:k] if c not in "0123456789abcdefghijklmnopqrst"]
+                or [c for c in t[k + 1:] if c not in "0123456789"]):
             raise ValueError("lease token: what pop(lease_ms) left in last_lease")
         return token
 

@@ -143,7 +143,8 @@ class FleetQueue:
         """pop, waiting for a ticket until ``deadline`` (a ticketq_ticks.Deadline) passes:
         in the server (BLPOP on the wake key; a push or a release wakes it), each wait
         recomputed from deadline.remaining() and cut to the next lease expiry (as the last
-        pop saw it) and to slice_ms; no polling. An expired lease wakes no blocked waiter
+        pop saw it) and to slice_ms, and below 3/4 of the connection's own socket timeout
+        (redis-py's socket_timeout, ticketq_resp's timeout) if that is shorter; no polling. An expired lease wakes no blocked waiter
         (nothing runs in the server then): a lease taken while it waited is noticed within
         slice_ms. Raises ticketq_wait.Timeout (a QueueEmpty) at the deadline.
         A deadline that is not a Deadline (``pop_until(2000)``, ``None``): TypeError before

@@ -49,12 +49,13 @@ def _num(s, lo, hi, what):
 
 
 class Redis:
-    def __init__(self, host="127.0.0.1", port=6379, timeout=10, password=None, db=0):
+    def __init__(self, host="127.0.0.1", port=6379, timeout=10, password=None, db=0, username=None):
         self.host = host
         self.port = port
         self.timeout = timeout  # s, for connect and every reply; more than any BLPOP wait
         self.password = password
         self.db = db
+        self.username = username  # a Redis 6+ ACL user (AUTH username password); None: default
         self._s = None
         self._f = None
         self.connects = 0  # connections made so far (tests count reconnects)
@@ -67,10 +68,13 @@ class Redis:
         if not url.startswith("redis://"):
             raise ValueError("url: redis://[:password@]host[:port][/db]")
         rest = url[8:]
-        password = None
+        password = user = None
         if "@" in rest:
             auth, rest = rest.rsplit("@", 1)
-            password = auth.split(":", 1)[-1] or None
+            a = auth.split(":", 1)  # user:password (the password may hold ":"), :password
+            password = a[-1] or None
+            if len(a) > 1:
+                user = a[0] or None
         db = 0
         if "/" in rest:
             rest, d = rest.split("/", 1)
@@ -86,7 +90,7 @@ class Redis:
             rest, p = rest.rsplit(":", 1)
         if p is not None:
             port = _num(p, 1, 65535, "url: port")
-        return cls(rest or "127.0.0.1", port, timeout, password, db)
+        return cls(rest or "127.0.0.1", port, timeout, password, db, user)
 
     def connect(self):
         self.close()
@@ -101,7 +105,10 @@ class Redis:
             self._f = s if hasattr(s, "readline") else s.makefile("rwb")
             self.connects += 1
             if self.password is not None:
-                self._command(("AUTH", self.password))
+                if self.username:
+                    self._command(("AUTH", self.username, self.password))
+                else:
+                    self._command(("AUTH", self.password))
             if self.db:
                 self._command(("SELECT", self.db))
         except BaseException:  # Ctrl-C too: a socket without its AUTH or SELECT must not stay

@@ -33,16 +33,20 @@ class Redis:
     """Seconds for connecting and for each reply."""
     password: Optional[str]
     db: int
+    username: Optional[str]
+    """A Redis 6+ ACL user: AUTH username password (None: AUTH password, the default user)."""
     connects: int
     """Connections made so far (1 after the first command; more after reconnects)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 6379, timeout: float = 10,
-                 password: Optional[str] = None, db: int = 0) -> None:
+                 password: Optional[str] = None, db: int = 0,
+                 username: Optional[str] = None) -> None:
         """Nothing is connected until the first command."""
 
     @classmethod
     def from_url(cls, url: str, timeout: float = 10) -> "Redis":
-        """``redis://[[user]:password@]host[:port][/db]``, an IPv6 host in brackets
+        """``redis://[[user]:password@]host[:port][/db]`` (a user logs in as that ACL user,
+        as with redis-py; the password may hold ":"), an IPv6 host in brackets
         (``redis://[::1]:6379/0``): ValueError for another scheme, an unclosed bracket, or
         naming a port (1..65535) or db that is not a number in range."""
 

@@ -247,6 +247,32 @@ def test_resp_client_replies_and_errors():
     assert c.execute_command("PING") == b"PONG" and c.connects == 2
 
 
+def test_resp_client_logs_in_as_the_urls_user():
+    # redis://user:password@host (a Redis 6+ ACL user), as redis-py reads it: AUTH user
+    # password. The user was dropped: AUTH password alone, the default user's login, so a
+    # board was refused (WRONGPASS) or logged in as another user than the URL named.
+    port, proxy = _server()
+    import ticketq_resp
+
+    u = ticketq_resp.Redis.from_url("redis://board:p:w@h:7/3")
+    assert (u.host, u.port, u.db, u.username, u.password) == ("h", 7, 3, "board", "p:w")
+    u = ticketq_resp.Redis.from_url("redis://:pw@h")
+    assert (u.username, u.password) == (None, "pw")
+    admin = ticketq_resp.Redis("127.0.0.1", port)
+    user = "tqboard%d" % port
+    assert admin.execute_command("ACL", "SETUSER", user, "on", ">s3cret:x", "~*", "+@all") == b"OK"
+    try:
+        c = ticketq_resp.Redis.from_url("redis://%s:s3cret:x@127.0.0.1:%d/0" % (user, port))
+        assert c.execute_command("ACL", "WHOAMI") == user.encode()
+        c.close()
+        bad = ticketq_resp.Redis.from_url("redis://%s:wrong@127.0.0.1:%d/0" % (user, port))
+        e = raises(ticketq_resp.RespError, bad.execute_command, "PING")
+        assert "WRONGPASS" in str(e)
+    finally:
+        admin.execute_command("ACL", "DELUSER", user)
+        admin.close()
+
+
 def test_bad_input_is_refused_before_anything_is_popped():
     # pop_until(2000), a timeout where the Deadline goes, and pop_until(None) are TypeErrors
     # naming the argument, raised before the pop is sent: nothing is popped or leased.

@@ -187,3 +187,100 @@ def test_every_call_checks_the_key_types_before_writing():
                 if saved is not None:
                     watch.restore(k, 0, saved)
             q.destroy()
+
+
+def test_a_pop_refused_by_the_server_is_not_sent_again():
+    # Only a pop whose reply never arrived is sent again, unchanged, by the next pop. A pop
+    # the server answered with an error (a wrong-type key, a missing library) was answered:
+    # the next pop must be the one asked for. It was resent instead, so pop(lease_ms=30000)
+    # after a refused pop() took the ticket with no lease (lost if that consumer died).
+    from ticketq_fleetlanes import FleetLaneQueue
+
+    srv = host_only()
+    watch = srv.client(install=False)
+    for conn in (srv.client(), srv.resp()):
+        for lanes in (False, True):
+            name = fleet_server.fresh_name("refused")
+            q = FleetLaneQueue(conn, name, 4, (1, 1), 4) if lanes else FleetQueue(conn, name, 4)
+            if lanes:
+                q.push(7, 1, 0)
+            else:
+                q.push(7, 1)
+            watch.set(q.keys[7], "another program's")  # the (empty) dead list's key, written over
+            e = raises(FleetError, q.pop)
+            assert "TQTYPE" in str(e)
+            watch.delete(q.keys[7])
+            assert q.pop(lease_ms=30000) == 7
+            assert q.last_lease is not None, "the refused pop(0) was sent again: no lease"
+            assert q.info()["leased"] == 1
+            q.destroy()
+
+
+def test_a_foreign_hash_at_the_meta_key_is_named_as_such():
+    # A hash at <prefix>{<name>}:meta without ticketq's fields is another program's: opening
+    # with a capacity said "no queue ... (create it with a capacity)", to a caller who gave
+    # one, and left them guessing. It is a TQTYPE naming the key, and nothing is written.
+    srv = host_only()
+    watch = srv.client(install=False)
+    for conn in (srv.client(), srv.resp()):
+        name = fleet_server.fresh_name("foreign")
+        meta = "tq{" + name + "}:meta"
+        watch.hset(meta, "owner", "another program")
+        for args in ((4,), ()):
+            e = raises(FleetError, FleetQueue, conn, name, *args)
+            assert "TQTYPE" in str(e) and meta in str(e) and "another program" in str(e), e
+            assert "create it with a capacity" not in str(e), e
+        assert watch.hgetall(meta) == {b"owner": b"another program"}
+        assert watch.keys("tq{" + name + "}:*") == [meta.encode()]
+        watch.delete(meta)
+        e = raises(FleetError, FleetQueue, conn, name)  # nothing there: still TQNOQUEUE
+        assert "TQNOQUEUE" in str(e)
+
+
+def test_a_string_that_is_no_lease_token_is_refused_before_sending():
+    # ack/release/touch document "not a token: ValueError (nothing sent)"; only the length and
+    # the ":" were checked, so a bad class digit, a non-hex member or a delivery count that is
+    # no number went to the server and came back as a quiet False / 0.
+    from ticketq_fleetlanes import FleetLaneQueue
+
+    srv = host_only()
+    watch = srv.client(install=False)
+    for lanes in (False, True):
+        conn = srv.client()
+        name = fleet_server.fresh_name("token")
+        q = FleetLaneQueue(conn, name, 4, (1, 1), 4) if lanes else FleetQueue(conn, name, 4)
+        if lanes:
+            q.push(7, 1, 1)
+        else:
+            q.push(7, 1)
+        q.pop(30000)
+        good = q.last_lease.decode()
+        k = good.index(":")
+        bads = ["4" + good[1:], "x" + good[1:], good[:3] + "g" + good[4:], good[:3] + "A" + good[4:],
+                good[:k + 1] + "abc", good[:k + 1] + "-1", good[:k + 1] + " 1", good + "\n",
+                good[:k + 1] + "1:2", good[:k + 1] + "1.0"]
+        n = fcalls(watch)
+        for bad in bads:
+            for call in (q.ack, q.release, lambda t: q.touch(t, 1000)):
+                e = raises(ValueError, call, bad)
+                assert "lease token" in str(e), (bad, e)
+                raises(ValueError, call, bad.encode())
+        assert fcalls(watch) == n, "a string that is no token reached the server"
+        assert q.touch(good, 1000) and q.ack(good)
+        q.destroy()
+
+
+def test_the_prefix_error_says_what_a_prefix_may_be():
+    # An empty prefix is taken (keys "{name}:meta"); the error said "non-empty" for it.
+    srv = host_only()
+    conn = srv.client()
+    n = fcalls(conn)
+    e = raises(ValueError, FleetQueue, conn, "p", 4, 0, 0, 8, "a}")
+    assert str(e) == "prefix must be a str without { }", e
+    e = raises(ValueError, FleetQueue, conn, "", 4)
+    assert str(e) == "name must be a non-empty str without { }", e
+    assert fcalls(conn) == n
+    name = fleet_server.fresh_name("noprefix")
+    q = FleetQueue(conn, name, 4, prefix="")
+    assert q.keys[0] == "{" + name + "}:meta"
+    q.destroy()

@@ -183,6 +183,10 @@ def test_fleet_tools_refuse_bad_arguments_as_usage_errors():
         ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--kind", "bogus"], "--kind"),
         ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--window", "0"], "--window"),
         ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--lease-ms", "0"], "--lease-ms"),
+        # past what a lease or a Deadline takes: a traceback once the board was set up
+        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--lease-ms", "1073741824"], "--lease-ms"),
+        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--idle-ms", "536870912"], "--idle-ms"),
+        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--capacity", "16777217"], "--capacity"),
     ]
     opts = ("--max", "--idle-ms", "--timeout", "--window", "--lease-ms", "--capacity")
     for tool, args, want in cases:

@@ -164,3 +164,24 @@ def test_an_expired_lease_wakes_no_blocked_waiter_it_is_noticed_within_slice_ms(
     assert got == [] and waiter.is_alive()  # not woken by it
     waiter.join(10)
     assert got == [13] and q.last_deliveries == 2  # noticed when the slice ended
+
+
+def test_each_wait_is_cut_below_the_connections_socket_timeout():
+    # slice_ms (2 s) must stay below the socket timeout, else every BLPOP times out on the
+    # client's side and is retried (FleetQueue's retries times redis-py's 10, with backoff):
+    # pop_until(Deadline(1000)) on a redis-py client with socket_timeout=0.5 raised
+    # redis' TimeoutError after ~40 s. Each wait is cut below the connection's own timeout
+    # (redis-py's socket_timeout, ticketq_resp's timeout), so the deadline holds.
+    if IS_MICROPYTHON:
+        skip("starts a redis-server (host only)")
+    srv = fleet_server.shared()
+    srv.client()  # the library loaded
+    name = fleet_server.fresh_name("sockto")
+    for conn in (srv.client(install=False, socket_timeout=0.5), srv.resp(timeout=0.5)):
+        q = FleetQueue(conn, name, 4)
+        t = time.time()
+        raises(Timeout, q.pop_until, Deadline(1500))
+        took = time.time() - t
+        assert 1.4 < took < 5, took
+        q.push(3, 1)  # the connection still answers
+        assert q.pop_until(Deadline(1000)) == 3

@@ -410,10 +410,15 @@ def main(argv=None, out=print):
     p.add_argument("--timeout", type=float, default=10.0, help="seconds without an answer from a board")
     a = p.parse_args(argv)
     # each bad value named with its option (--capacity 0 was once taken as "the default")
-    for opt, v, least in (("--lease-ms", a.lease_ms, 1), ("--window", a.window, 1),
-                          ("--capacity", a.capacity, 1), ("--max", a.max, 0), ("--idle-ms", a.idle_ms, 0)):
+    # (a lease is at most 2**30 - 1 ms; --idle-ms is a Deadline, below 2**29 ms; a
+    # TicketQueue holds at most 2**24)
+    for opt, v, least, most in (("--lease-ms", a.lease_ms, 1, (1 << 30) - 1), ("--window", a.window, 1, None),
+                                ("--capacity", a.capacity, 1, 1 << 24), ("--max", a.max, 0, None),
+                                ("--idle-ms", a.idle_ms, 0, (1 << 29) - 1)):
         if v is not None and v < least:
             p.error("%s %d: at least %d" % (opt, v, least))
+        if v is not None and most is not None and v > most:
+            p.error("%s %d: at most %d" % (opt, v, most))
     if not a.timeout > 0:
         p.error("--timeout %s: more than 0 seconds" % a.timeout)
     import workload
