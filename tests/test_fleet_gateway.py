@@ -311,3 +311,32 @@ def test_fleetctl_dead_into_a_closed_pipe_takes_no_letter():
     assert p.returncode == 0 and p.stdout == "1 class=1 seq=0 deliveries=1\n", (p.stdout, p.stderr)
     assert q.dead(5) == [(2, 1, 1, 1)]
     q.destroy()
+
+
+def test_sigterm_stops_the_gateway_as_ctrl_c_does():
+    # systemd and docker stop a service with SIGTERM: the gateway stops through the same
+    # path as Ctrl-C (the board's leases given back) and exits 143; it died at once, exit
+    # -15, its leases held until they ran out.
+    if IS_MICROPYTHON:
+        skip("starts a redis-server and a gateway process (host only)")
+    import signal
+    import subprocess
+
+    srv = fleet_server.shared()
+    q = FleetQueue(srv.client(), fleet_server.fresh_name("term"), 4)
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    p = subprocess.Popen([sys.executable, os.path.join(root, "tools", "gateway.py"), "--url", srv.url,
+                          "--queue", q.name, "--local", "--idle-ms", "60000"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         env=dict(os.environ, PYTHONUNBUFFERED="1"))  # its first line, at once
+    try:
+        line = p.stdout.readline()  # "== gateway: ...": set up, now waiting for tickets
+        assert line.startswith("== gateway"), (line, p.stderr.read() if p.poll() is not None else "")
+        p.send_signal(signal.SIGTERM)
+        err = p.communicate(timeout=60)[1]
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 143 and "SIGTERM" in err and "Traceback" not in err, (p.returncode, err)
+    assert q.info()["leased"] == 0
+    q.destroy()

@@ -464,6 +464,10 @@ def main(argv=None, out=print):
         print("tools/gateway.py: interrupted; tickets still on the board were given back (or "
               "come back when their leases run out)", file=sys.stderr)
         return 130
+    except Terminated:
+        print("tools/gateway.py: terminated (SIGTERM); tickets still on the board were given "
+              "back (or come back when their leases run out)", file=sys.stderr)
+        return 143
     except BrokenPipeError:  # gateway.py ... | head: the reader went away
         quiet_stdout()
         return 0
@@ -482,5 +486,19 @@ def quiet_stdout():
         pass
 
 
+class Terminated(BaseException):
+    # SIGTERM (systemd, docker stop, kill) as an exception, so a stop by the service manager
+    # gives the board's leases back as Ctrl-C does; by default the process just died, and
+    # the tickets stayed leased until their leases ran out.
+    pass
+
+
+def _terminate(signum, frame):
+    raise Terminated()
+
+
 if __name__ == "__main__":
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminate)
     sys.exit(main())
