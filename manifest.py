@@ -1,6 +1,6 @@
 # Freeze ticketq into a MicroPython firmware image that you build from MicroPython's source
-# (1.12 or later, the ports with manifests: rp2, esp32, stm32, unix, nrf ...): in the
-# board's manifest,
+# (1.20 or later, for metadata() and module(); the ports with manifests: rp2, esp32, stm32,
+# unix, nrf ...): in the board's manifest,
 #   include("path/to/ticketq/manifest.py")
 # Frozen modules are compiled on the host and live in flash: no RAM for the source, the
 # parse or the bytecode. Not for the BBC micro:bit v1 as Debian ships it (a prebuilt
