@@ -117,8 +117,7 @@ class FleetQueue:
         a.extend(self.keys)
         if idem:
             if self._op >= _MASK:  # 2**30 - 1 calls: a new number, never a reused pair
-                self._client = _text(self._send(self._args("client", ())))
-                self._op = 0
+                self._new_client()
             self._op += 1
             a.append(self._client)
             a.append(self._op)
@@ -146,9 +145,14 @@ class FleetQueue:
             self._pending = None
             self._op = 0
             if self._client:
-                self._client = _text(self._send(self._args("client", ())))
+                self._new_client()
         if self._lock is not None:
             self._lock.acquire()
+
+    def _new_client(self):
+        # A fresh client number from the server, its call numbers from 1 again
+        self._client = _text(self._send(self._args("client", ())))
+        self._op = 0
 
     def _exit(self):
         if self._lock is not None:

@@ -189,23 +189,30 @@ def test_every_call_checks_the_key_types_before_writing():
             q.destroy()
 
 
+def one_ticket(conn, tag, lanes, lane):
+    # A new queue (lanes: a FleetLaneQueue of weights 1:1) holding ticket 7 of class 1
+    from ticketq_fleetlanes import FleetLaneQueue
+
+    name = fleet_server.fresh_name(tag)
+    if lanes:
+        q = FleetLaneQueue(conn, name, 4, (1, 1), 4)
+        q.push(7, 1, lane)
+    else:
+        q = FleetQueue(conn, name, 4)
+        q.push(7, 1)
+    return q
+
+
 def test_a_pop_refused_by_the_server_is_not_sent_again():
     # Only a pop whose reply never arrived is sent again, unchanged, by the next pop. A pop
     # the server answered with an error (a wrong-type key, a missing library) was answered:
     # the next pop must be the one asked for. It was resent instead, so pop(lease_ms=30000)
     # after a refused pop() took the ticket with no lease (lost if that consumer died).
-    from ticketq_fleetlanes import FleetLaneQueue
-
     srv = host_only()
     watch = srv.client(install=False)
     for conn in (srv.client(), srv.resp()):
         for lanes in (False, True):
-            name = fleet_server.fresh_name("refused")
-            q = FleetLaneQueue(conn, name, 4, (1, 1), 4) if lanes else FleetQueue(conn, name, 4)
-            if lanes:
-                q.push(7, 1, 0)
-            else:
-                q.push(7, 1)
+            q = one_ticket(conn, "refused", lanes, 0)
             watch.set(q.keys[7], "another program's")  # the (empty) dead list's key, written over
             e = raises(FleetError, q.pop)
             assert "TQTYPE" in str(e)
@@ -241,18 +248,10 @@ def test_a_string_that_is_no_lease_token_is_refused_before_sending():
     # ack/release/touch document "not a token: ValueError (nothing sent)"; only the length and
     # the ":" were checked, so a bad class digit, a non-hex member or a delivery count that is
     # no number went to the server and came back as a quiet False / 0.
-    from ticketq_fleetlanes import FleetLaneQueue
-
     srv = host_only()
     watch = srv.client(install=False)
     for lanes in (False, True):
-        conn = srv.client()
-        name = fleet_server.fresh_name("token")
-        q = FleetLaneQueue(conn, name, 4, (1, 1), 4) if lanes else FleetQueue(conn, name, 4)
-        if lanes:
-            q.push(7, 1, 1)
-        else:
-            q.push(7, 1)
+        q = one_ticket(srv.client(), "token", lanes, 1)
         q.pop(30000)
         good = q.last_lease.decode()
         k = good.index(":")
