@@ -184,3 +184,47 @@ def test_passwords_are_never_printed():
         text = p.stdout + p.stderr
         assert "s3cret" not in text and "redis://:***@127.0.0.1:" in text, (tool, text)
         assert "Traceback" not in text, (tool, text)
+
+
+def test_ctrl_c_and_sigterm_with_the_unix_port_leave_nothing_leased():
+    # The gateway as an operator runs it, on the MicroPython unix port (each submit and step
+    # a raw-REPL round trip), stopped by Ctrl-C (SIGINT) or SIGTERM at several moments of
+    # its run: nothing stays leased, and every ticket it had is named in a release line.
+    host()
+    import subprocess
+
+    import mpunix
+
+    exe, how = mpunix.find()
+    if exe is None:
+        skip("no MicroPython unix port: %s" % how)
+    srv = fleet_server.shared()
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+    for sig, code, after in ((signal.SIGINT, 130, 1), (signal.SIGTERM, 143, 2), (signal.SIGINT, 130, 4)):
+        q = FleetQueue(srv.client(), fleet_server.fresh_name("gwu"), 64)
+        for i in range(1, 41):
+            q.push(i, i % 4)
+        p = subprocess.Popen([sys.executable, os.path.join(root, "tools", "gateway.py"), "--url", srv.url,
+                              "--queue", q.name, "--unix", "--capacity", "4", "--lease-ms", "600000"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
+        lines = []
+        try:
+            while len([l for l in lines if l.startswith("ack ")]) < after:
+                line = p.stdout.readline()
+                assert line, (lines, p.stderr.read())
+                lines.append(line.rstrip("\n"))
+            p.send_signal(sig)
+            rest, err = p.communicate(timeout=60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+        lines += rest.splitlines()
+        assert p.returncode == code and "Traceback" not in err, (sig, p.returncode, err)
+        info = q.info()
+        assert info["leased"] == 0, (sig, after, info, lines, err)
+        acked = [int(l.split()[1]) for l in lines if l.startswith("ack ")]
+        back = [int(l.split()[1]) for l in lines if l.endswith("(stopped: not run)")]
+        assert len(set(acked)) == len(acked) and not set(acked) & set(back), lines
+        assert info["queued"] == 40 - len(acked), (info, lines)
+        q.destroy()
