@@ -200,7 +200,7 @@ class Points:
             raise self.exc("injected at point %d" % self.n)
 
 
-def injecting_client(srv, points):
+def injecting_client(srv, points, single=False):
     class Conn(redis.Connection):
         def send_packed_command(self, *a, **k):
             points.hit()
@@ -221,7 +221,8 @@ def injecting_client(srv, points):
             return r
 
     return Client(connection_pool=redis.ConnectionPool(host="127.0.0.1", port=srv.port,
-                                                       connection_class=Conn))
+                                                       connection_class=Conn),
+                  single_connection_client=single)
 
 
 def every_point(op_name, run, exc):
@@ -263,9 +264,9 @@ def drain(q, lease):
             assert q.ack(q.last_lease)
 
 
-def pop_scenario(kind, lease):
+def pop_scenario(kind, lease, single=False):
     def run(srv, points, at):
-        q = make(kind, injecting_client(srv, points), "ipop")
+        q = make(kind, injecting_client(srv, points, single), "ipop")
         for i in (1, 2, 3):
             q.push(i, 1)
         got = []
@@ -332,6 +333,12 @@ def test_interrupt_at_every_point_of_a_pop():
 def test_interrupt_at_every_point_of_a_leased_pop():
     for exc in (KeyboardInterrupt, Injected):
         every_point("pop lease", pop_scenario("plain", 60000), exc)
+
+
+def test_interrupt_at_every_point_of_a_pop_single_connection_client():
+    # redis.Redis(single_connection_client=True): its one connection is dropped
+    for exc in (KeyboardInterrupt, Injected):
+        every_point("pop single", pop_scenario("plain", 60000, True), exc)
 
 
 def test_interrupt_at_every_point_of_a_push():
