@@ -121,6 +121,7 @@ class FleetQueue:
         self._client = 0  # no replay records until the server gives a number
         self._op = 0
         self._pending = None  # a pop sent without an answer: the next pop sends it again
+        self._dirty = 0  # a call was cut off: drop the idle connections before the next one
         self._lock = _new_lock()
         self._pid = getpid() if getpid else 0
         r = self._open((0 if capacity is None else int(capacity), int(first_seq), int(aging),
@@ -163,10 +164,17 @@ class FleetQueue:
         renewed = 0
         while 1:
             try:
+                if self._dirty:  # the last drop was itself cut off: finish it first
+                    self._drop()
+                    self._dirty = 0
                 return self.conn.execute_command(*a)
             except BaseException as e:
+                # The flag is set before any call (where an interrupt could land), so an
+                # interrupt during the drop below still leaves it to the next call.
+                self._dirty = 1
                 if not _answer(e):
                     self._drop()
+                self._dirty = 0
                 if not isinstance(e, Exception):
                     raise
                 if not _net(e):
