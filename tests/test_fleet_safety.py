@@ -225,6 +225,24 @@ def injecting_client(srv, points, single=False):
                   single_connection_client=single)
 
 
+def injecting_resp(srv, points):
+    # The board client (ticketq_resp) with the same points: before and after each write
+    # and each line read.
+    class Board(ticketq_resp.Redis):
+        def _write(self, data):
+            points.hit()
+            ticketq_resp.Redis._write(self, data)
+            points.hit()
+
+        def _line(self):
+            points.hit()
+            r = ticketq_resp.Redis._line(self)
+            points.hit()
+            return r
+
+    return Board("127.0.0.1", srv.port)
+
+
 def every_point(op_name, run, exc):
     # run(at) runs one scenario with the exception at point `at` (None: nowhere) and checks
     # it; the count of a clean run says how many points there are to try.
@@ -264,9 +282,10 @@ def drain(q, lease):
             assert q.ack(q.last_lease)
 
 
-def pop_scenario(kind, lease, single=False):
+def pop_scenario(kind, lease, single=False, board=False):
     def run(srv, points, at):
-        q = make(kind, injecting_client(srv, points, single), "ipop")
+        c = injecting_resp(srv, points) if board else injecting_client(srv, points, single)
+        q = make(kind, c, "ipop")
         for i in (1, 2, 3):
             q.push(i, 1)
         got = []
@@ -339,6 +358,13 @@ def test_interrupt_at_every_point_of_a_pop_single_connection_client():
     # redis.Redis(single_connection_client=True): its one connection is dropped
     for exc in (KeyboardInterrupt, Injected):
         every_point("pop single", pop_scenario("plain", 60000, True), exc)
+
+
+def test_interrupt_at_every_point_of_a_pop_board_client():
+    # ticketq_resp, the client a board with a network uses
+    for exc in (KeyboardInterrupt, Injected):
+        every_point("pop board", pop_scenario("plain", 60000, board=True), exc)
+        every_point("lpop board", pop_scenario("lanes", 0, board=True), exc)
 
 
 def test_interrupt_at_every_point_of_a_push():
