@@ -225,6 +225,7 @@ def test_ctrl_c_and_sigterm_with_the_unix_port_leave_nothing_leased():
         assert info["leased"] == 0, (sig, after, info, lines, err)
         acked = [int(l.split()[1]) for l in lines if l.startswith("ack ")]
         back = [int(l.split()[1]) for l in lines if l.endswith("(stopped: not run)")]
+        assert back, lines  # the board held tickets: each named in its release line
         assert len(set(acked)) == len(acked) and not set(acked) & set(back), lines
         assert info["queued"] == 40 - len(acked), (info, lines)
         q.destroy()
