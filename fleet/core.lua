@@ -65,8 +65,10 @@ end
 local function int_arg(v, lo, hi, what)
   -- Arguments arrive as strings. Clients check them first (ticketq_heap._int rules); this
   -- is the server's own guard, for redis-cli and other callers.
-  -- Decimal digits only: tonumber would also take "1e3", "0x10" and surrounding spaces.
-  local n = string.find(tostring(v), '^%-?%d+$') and tonumber(v)
+  -- Canonical decimal integers only, as Redis writes them: tonumber would also take "1e3",
+  -- "0x10" and surrounding spaces, and "-0", "+1" or "007" are not how a number is written.
+  local s = tostring(v)
+  local n = (s == '0' or string.find(s, '^%-?[1-9]%d*$')) and tonumber(s)
   if not n or n < lo or n > hi then
     fail('TQARG', what .. ' must be an integer ' .. lo .. '..' .. hi .. ', not ' .. tostring(v))
   end
@@ -126,11 +128,21 @@ local function meta(keys, kind)
     digest = tonumber(r[9]), pops = tonumber(r[10]), lanes = tonumber(r[11]), made = r[12] or '0'}
 end
 
+local function now_client(keys, client)
+  -- The server ms stamp of a client's last call (or of its number's birth) in idemt.
+  redis.call('ZADD', keys[IDEMT], now_ms(), client)
+end
+
 local function new_client(keys, made)
   -- A client number for the replay records: "<made>.<n>", the queue's creation stamp and a
   -- count, so a number is never given twice by one queue, and a queue deleted and made again
-  -- (its count starts again) refuses the numbers the old one gave (idem: TQSTALE).
-  return made .. '.' .. redis.call('HINCRBY', keys[META], 'clients', 1)
+  -- (its count starts again) refuses the numbers the old one gave (idem: TQSTALE). It is
+  -- entered in idemt at once, so a number missing from idemt is one whose records were
+  -- dropped (idle an hour): idem refuses it (TQEXPIRED) rather than take a call sent again
+  -- for a new one.
+  local client = made .. '.' .. redis.call('HINCRBY', keys[META], 'clients', 1)
+  now_client(keys, client)
+  return client
 end
 
 local function counter(member)
@@ -254,7 +266,29 @@ end
 -- client's next push.
 local IDEM_OPS = {'push', 'pop', 'remove', 'clear', 'ack', 'release', 'dead'}
 
-local function idem(keys, m, args, now, op, fn)
+local function holds(keys, token, now)
+  -- Does the lease of this token (pop's reply) still hold: leased, not expired at `now`
+  -- (reap's rule: an expiry <= now has run out), and this very delivery (the count)?
+  local colon = string.find(token, ':', 1, true)
+  local lm = string.sub(token, 1, colon - 1)
+  local exp = redis.call('ZSCORE', keys[LEASED], lm)
+  return exp ~= false and exp ~= nil and tonumber(exp) > now and
+    redis.call('HGET', keys[DELIV], string.sub(lm, 2)) == string.sub(token, colon + 1)
+end
+
+local function pop_replayable(keys, r, now)
+  -- A pop's recorded reply may be sent again only while it is still true: a ticket that
+  -- left the queue (no lease), or a leased ticket whose lease that delivery still holds.
+  -- An empty answer, or a lease that ran out (the ticket went back, maybe to another
+  -- consumer, maybe acked since), is not replayed: the pop runs anew (idem), so it never
+  -- hands out a ticket this delivery no longer holds.
+  if r[1] < 0 then
+    return false
+  end
+  return r[6] == '' or holds(keys, r[6], now)
+end
+
+local function idem(keys, m, args, now, op, fn, replayable)
   -- Run fn once per (client, op, opno): args[1] is the client number ('0': no record),
   -- args[2] the call's number. The reply is kept, so a call sent again after a dropped
   -- connection (a board's retry, redis-py's own retries) gets the same answer and changes
@@ -271,12 +305,24 @@ local function idem(keys, m, args, now, op, fn)
     fail('TQSTALE', 'client ' .. client .. ' was given by an earlier queue at ' .. keys[META] ..
       ' (deleted and made again since, ' .. m.made .. '): open the queue again')
   end
+  if not redis.call('ZSCORE', keys[IDEMT], client) and op ~= 'pop' then
+    -- Its records were dropped (idle an hour): this call may be one sent again whose first
+    -- send ran, and running it again would push (remove, take letters) twice. Refused,
+    -- nothing written: the client takes a new number (a call it never sent before is then
+    -- safe to send). A pop is the exception: run as a new pop it can hand out no ticket
+    -- twice (a lost reply's ticket comes back when its lease runs out, or, unleased, is gone).
+    fail('TQEXPIRED', 'client ' .. client .. ' of ' .. keys[META] .. ' was idle over an hour ' ..
+      'and its replay records were dropped: take a new client number')
+  end
   local field = client .. ':' .. op
   local rec = redis.call('HGET', keys[IDEM], field)
   if rec then
     local bar = string.find(rec, '|', 1, true)
     if string.sub(rec, 1, bar - 1) == opno then
-      return cjson.decode(string.sub(rec, bar + 1))
+      local r = cjson.decode(string.sub(rec, bar + 1))
+      if not replayable or replayable(keys, r, now) then
+        return r
+      end
     end
   end
   local r = fn()
@@ -294,13 +340,13 @@ end
 
 local function mutation(keys, args, op, m, fn)
   -- The frame of every call that changes the queue, after its arguments were checked:
-  -- replayed if it was made before (idem), else expired leases go back first (reap),
-  -- then fn(now) does the work.
+  -- replayed if it was made before (idem; a pop only while its reply still holds), else
+  -- expired leases go back first (reap), then fn(now) does the work.
   local now = now_ms()
   return idem(keys, m, args, now, op, function()
     reap(keys, m, now)
     return fn(now)
-  end)
+  end, op == 'pop' and pop_replayable or nil)
 end
 
 local function stamp(keys, m, id)

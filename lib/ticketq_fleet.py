@@ -51,6 +51,33 @@ def _net(e):
     return False
 
 
+def _answer(e):
+    # An error reply of the server (redis-py's ResponseError and its subclasses,
+    # ticketq_resp's RespError): the connection is still in step. Anything else raised
+    # inside a call (a network error, KeyboardInterrupt, a signal handler's exception) may
+    # leave a reply on its way, which the next command would read as its own.
+    mro = getattr(type(e), "__mro__", None) or (type(e),)
+    for c in mro:
+        if c.__name__ in ("ResponseError", "RespError"):
+            return True
+    return False
+
+
+class _Free:
+    # The lock of a MicroPython without threads: nothing to hold.
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+
+def _new_lock():
+    # One call in flight per queue object. Held only by `with`, so that no interrupt can
+    # come between taking it and the block that gives it back.
+    return allocate_lock() if allocate_lock else _Free()
+
+
 def _text(v):
     return v.decode() if isinstance(v, bytes) else v
 
@@ -94,7 +121,8 @@ class FleetQueue:
         self._client = 0  # no replay records until the server gives a number
         self._op = 0
         self._pending = None  # a pop sent without an answer: the next pop sends it again
-        self._lock = allocate_lock() if allocate_lock else None
+        self._dirty = 0  # a call was cut off: drop the idle connections before the next one
+        self._lock = _new_lock()
         self._pid = getpid() if getpid else 0
         r = self._open((0 if capacity is None else int(capacity), int(first_seq), int(aging),
                         int(max_deliveries)))
@@ -125,45 +153,100 @@ class FleetQueue:
         return a
 
     def _send(self, a):
+        # Sends a call; a network error sends it again, the same (replayed if it ran), up to
+        # `retries` times. Anything raised that is not the server's answer (a network error,
+        # KeyboardInterrupt, a signal handler's exception, at any point of the call) first
+        # drops the client's idle connections: a reply still on its way must never be read
+        # as the next command's. A call refused as TQEXPIRED (its client's replay records
+        # were dropped, nothing ran) is sent with a new client number when it was never sent
+        # before; one sent before (it may have run) raises FleetError: its outcome is unknown.
         n = 0
+        renewed = 0
         while 1:
             try:
+                if self._dirty:  # the last drop was itself cut off: finish it first
+                    self._drop()
+                    self._dirty = 0
                 return self.conn.execute_command(*a)
-            except Exception as e:
+            except BaseException as e:
+                # The flag is set before any call (where an interrupt could land), so an
+                # interrupt during the drop below still leaves it to the next call.
+                self._dirty = 1
+                if not _answer(e):
+                    self._drop()
+                self._dirty = 0
+                if not isinstance(e, Exception):
+                    raise
                 if not _net(e):
-                    raise self._error(e)
+                    e = self._error(e)
+                    if n == 0 and not renewed and str(e).startswith("TQEXPIRED"):
+                        self._renew(a)
+                        renewed = 1
+                        continue
+                    raise e
                 if n >= self.retries:
                     raise
                 n += 1
 
-    def _enter(self):
+    def _drop(self):
+        # Close the client's idle connections (the one the interrupted call used went back
+        # to redis-py's pool; ticketq_resp has one): the next call connects anew. Connections
+        # other threads are using stay theirs.
+        c = self.conn
+        try:
+            one = getattr(c, "connection", None)  # redis-py's single_connection_client
+            if one is not None:
+                one.disconnect()
+            pools = []
+            p = getattr(c, "connection_pool", None)
+            if p is not None:
+                pools.append(p)
+            nodes = getattr(c, "get_nodes", None)  # redis.cluster.RedisCluster
+            if nodes is not None:
+                for node in nodes():
+                    r = getattr(node, "redis_connection", None)
+                    if r is not None:
+                        pools.append(r.connection_pool)
+            for p in pools:
+                try:
+                    p.disconnect(inuse_connections=False)
+                except TypeError:
+                    p.disconnect()
+            if one is None and not pools:
+                close = getattr(c, "close", None)  # ticketq_resp.Redis
+                if close is not None:
+                    close()
+        except Exception:  # closing is best effort: the next call reconnects or fails plainly
+            pass
+
+    def _renew(self, a):
+        # The idempotent call `a` again under a new client number (its records expired).
+        k = 3 + len(self.keys)
+        self._new_client()
+        self._op += 1
+        a[k] = self._client
+        a[k + 1] = self._op
+
+    def _forked(self):
         if getpid is not None and getpid() != self._pid:
             # A forked child: its own lock, client number and call numbers; the parent's
             # unanswered pop is the parent's to send again.
             self._pid = getpid()
-            self._lock = allocate_lock() if allocate_lock else None
+            self._lock = _new_lock()
             self._pending = None
             self._op = 0
             if self._client:
                 self._new_client()
-        if self._lock is not None:
-            self._lock.acquire()
 
     def _new_client(self):
         # A fresh client number from the server, its call numbers from 1 again
         self._client = _text(self._send(self._args("client", ())))
         self._op = 0
 
-    def _exit(self):
-        if self._lock is not None:
-            self._lock.release()
-
     def _call(self, op, args=(), idem=False):
-        self._enter()
-        try:
+        self._forked()
+        with self._lock:
             return self._send(self._args(op, args, idem))
-        finally:
-            self._exit()
 
     def _error(self, e):
         # Server answers that mean "this server or this queue is not what the client
@@ -191,22 +274,23 @@ class FleetQueue:
         return s
 
     def _pop(self, lease_ms):
-        self._enter()
-        try:
+        # The pop is `_pending` from before it is sent until its reply is taken in: whatever
+        # stops it in between (a network error, an interrupt), the next pop sends it again,
+        # the same, and the server replays its reply while that still holds (core.lua idem).
+        self._forked()
+        with self._lock:
             a = self._pending or self._args(self._L + "pop", (lease_ms,), True)
             self._pending = a
             try:
                 r = self._send(a)
             except Exception as e:
-                if not _net(e):  # the server answered (an error): never to be sent again
-                    self._pending = None
+                if isinstance(e, FleetError) or _answer(e):
+                    self._pending = None  # the server answered (an error): never sent again
                 raise
-            self._pending = None
             if r[0] >= 0:
                 self._popped(r)
+            self._pending = None
             return r
-        finally:
-            self._exit()
 
     def _popped(self, r):
         # pop's reply {id, class, seq, promoted, deliveries, token, pop number (, lane)}.
@@ -262,7 +346,11 @@ class FleetQueue:
         c = self.conn
         s = getattr(c, "timeout", None)
         if s is None:
+            # redis-py's Redis (its pool's), or RedisCluster (its nodes manager's, which
+            # every node's connections take)
             k = getattr(getattr(c, "connection_pool", None), "connection_kwargs", None)
+            if not isinstance(k, dict):
+                k = getattr(getattr(c, "nodes_manager", None), "connection_kwargs", None)
             s = k.get("socket_timeout") if isinstance(k, dict) else None
         if isinstance(s, (int, float)) and type(s) is not bool and 0 < s * 750 < self.slice_ms:
             return int(s * 750) or 1

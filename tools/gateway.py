@@ -39,11 +39,28 @@ once). Prints the board's run lines and, per job, what was done with its lease:
 
 Every --names entry must name a job of a known kind (checked before anything is leased: a
 usage error otherwise); a name of an unknown kind written there later stops the gateway
-(exit 1). However it stops (as asked, an error, Ctrl-C, its output closed: ... | head), it
-first gives back the leases of the jobs still on the board.
+(exit 1). However it stops (as asked, an error, Ctrl-C, SIGTERM, its output closed:
+... | head), it first gives back the leases of the jobs still on the board, of the ticket on
+its way to the board, and of a pop whose reply the interrupt cut off (sent again: the
+server replays it), each with its line "release <fleet id> <name> (stopped: not run)".
 
-Exit: 0 stopped as asked (or its output's reader went away); 1 a board or fleet error;
-2 usage or setup.
+Outages do not stop it; it prints one line per change of state and goes on:
+    == fleet unreachable: <error>; retrying     (Redis/Valkey gone: connection refused,
+    == fleet back                                reset, or silent for 10 s)
+    == board lost: <error>; giving its leases back, opening it again
+    == board back: worker on <where>
+Between attempts it waits with capped, jittered exponential backoff (0.1 s doubling to at
+most 10 s, each wait drawn from the upper half of its step). While the fleet is away the
+board keeps its jobs; acks owed are sent when the fleet is back (one whose lease ran out
+meanwhile says "(late: its lease had run out)": that job runs again elsewhere). A lost board's
+jobs are released at once, "release <fleet id> <name> (board lost: not run)", then the board
+is opened again (--unix: a new unix port; --connect: deployed again). Setup (the queue
+missing, a bad URL or --names) still fails at once, exit 2.
+
+URLs are printed with their password hidden, as redis-cli does: redis://:***@host:port/db.
+
+Exit: 0 stopped as asked (or its output's reader went away); 1 a fleet error that is no
+outage (FleetError) or a bad name; 2 usage or setup; 130 Ctrl-C; 143 SIGTERM.
 """
 import argparse
 import os
@@ -64,7 +81,7 @@ for _p in (HERE, os.path.join(ROOT, "lib"), os.path.join(ROOT, "firmware")):
 from ticketq import QueueEmpty  # noqa: E402
 from ticketq_deadline import Deadline  # noqa: E402
 from ticketq_fleet import FleetError  # noqa: E402
-from fleetctl import open_queue  # noqa: E402
+from fleetctl import open_queue, safe_url  # noqa: E402
 from ticketq_wait import Timeout  # noqa: E402
 
 CLASSES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
@@ -74,6 +91,38 @@ class Stop(Exception):
     def __init__(self, msg, code=1):
         Exception.__init__(self, msg)
         self.code = code
+
+
+class BoardLost(Exception):
+    # The board stopped answering (or failed) in a submit or a step: what it held will not
+    # run here; the gateway gives those leases back and opens the board again.
+    pass
+
+
+def fleet_down(e):
+    # A network failure reaching the fleet (after FleetQueue's own retries): wait and retry.
+    try:
+        import redis
+    except ImportError:
+        return isinstance(e, OSError)
+    return isinstance(e, (redis.ConnectionError, redis.TimeoutError, OSError))
+
+
+class Backoff:
+    # Capped, jittered exponential delays between attempts: base * 2**n seconds, at most
+    # cap, each drawn uniformly from its upper half (so many gateways do not retry in step).
+    def __init__(self, base=0.1, cap=10.0):
+        self.base, self.cap, self.n = base, cap, 0
+
+    def next(self):
+        import random
+
+        d = min(self.cap, self.base * (2 ** min(self.n, 30)))
+        self.n += 1
+        return d * random.uniform(0.5, 1.0)
+
+    def reset(self):
+        self.n = 0
 
 
 def result_of(lines):
@@ -253,6 +302,8 @@ class Gateway:
         self.names, self.kind, self.lease_ms = names, kind, lease_ms
         self.window = window or board.capacity
         self.held = {}  # board job id -> [lease token, fleet id, name, host ms of the lease]
+        self.inflight = None  # (token, fleet id, name): leased, on its way to the board
+        self.todo = []  # (token, fleet id, name, result) a board ran whose ack/release failed
         self.ran = self.acked = self.released = self.refused = 0
 
     def name_of(self, i):
@@ -282,19 +333,31 @@ class Gateway:
         except (QueueEmpty, Timeout):
             return False
         token, cls = f.last_lease, f.last_priority
+        # From here until the board has it (held) or refused it, this ticket is in flight:
+        # a stop or a lost board in between gives its lease back too.
+        self.inflight = (token, i, "%s-%d" % (self.kind, i))
         try:
             name = self.name_of(i)
+            self.inflight = (token, i, name)
             self.check(i, name)
         except Stop:
             f.release(token)  # not ours to run: back to its place, then stop
+            self.inflight = None
             raise
-        b = self.board.submit(name, cls)
+        try:
+            b = self.board.submit(name, cls)
+        except (Stop, KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as e:
+            raise BoardLost("submit %s: %s" % (name, e))
         if b is None:
             f.release(token)
+            self.inflight = None
             self.refused += 1
             self.out("release %d %s (refused: board full)" % (i, name))
             return False
         self.held[b] = [token, i, name, time.monotonic()]
+        self.inflight = None
         return True
 
     def keep_leases(self):
@@ -306,7 +369,12 @@ class Gateway:
                     h[3] = now
 
     def run_one(self):
-        r = self.board.step()
+        try:
+            r = self.board.step()
+        except (Stop, KeyboardInterrupt, SystemExit):
+            raise
+        except Exception as e:
+            raise BoardLost("step: %s" % e)
         if r is None:
             return False
         b, result = r
@@ -315,34 +383,67 @@ class Gateway:
             return True
         token, i, name, _ = h
         self.ran += 1
-        if result == "ok":
-            ok = self.fleet.ack(token)
-            self.acked += ok
-            self.out("ack %d %s%s" % (i, name, "" if ok else " (late: its lease had run out)"))
-        else:
-            self.fleet.release(token)
-            self.released += 1
-            self.out("release %d %s (failed: %s)" % (i, name, result))
+        # It ran: its ack (or release) is owed until the fleet has taken it, through an
+        # outage of the fleet too.
+        self.todo.append((token, i, name, result))
+        self.settle()
         return True
 
-    def give_back(self, quiet=False):
-        # Stopped: the jobs still on the board will not run here, so their tickets go back
-        # to their places now, not when their leases run out. quiet: after an error, best
-        # effort and no output (the output may be what failed).
-        for b, (token, i, name, _) in list(self.held.items()):
-            try:
+    def settle(self):
+        # Ack (or release) what the board ran, oldest first; a fleet error leaves the rest owed.
+        while self.todo:
+            token, i, name, result = self.todo[0]
+            if result == "ok":
+                ok = self.fleet.ack(token)
+                self.acked += ok
+                self.todo.pop(0)
+                self.out("ack %d %s%s" % (i, name, "" if ok else " (late: its lease had run out)"))
+            else:
                 self.fleet.release(token)
+                self.released += 1
+                self.todo.pop(0)
+                self.out("release %d %s (failed: %s)" % (i, name, result))
+
+    def give_back(self, quiet=False, why="stopped: not run"):
+        # Stopped (or the board lost): the jobs still on the board will not run here, so their
+        # tickets go back to their places now, not when their leases run out: the ticket on
+        # its way to the board too, and a pop whose reply an interrupt cut off (FleetQueue
+        # sends it again: replayed while its lease holds, then released). Each prints its
+        # release line. quiet: best effort (the fleet may be what failed; what cannot be
+        # released comes back when its lease runs out), and an output that fails is let be.
+        f = self.fleet
+        owed = [(token, i, name) for token, i, name, _ in self.held.values()]
+        if self.inflight is not None:
+            owed.append(self.inflight)
+        try:
+            if getattr(f, "_pending", None) is not None:
+                i = f.pop(self.lease_ms)
+                if f.last_lease:
+                    owed.append((f.last_lease, i, "%s-%d" % (self.kind, i)))
+        except QueueEmpty:
+            pass
+        except Exception:
+            if not quiet:
+                raise
+        for token, i, name in owed:
+            try:
+                f.release(token)
             except Exception:
                 if not quiet:
                     raise
                 continue
-            del self.held[b]
-            if not quiet:
-                self.out("release %d %s (stopped: not run)" % (i, name))
+            try:
+                self.out("release %d %s (%s)" % (i, name, why))
+            except Exception:
+                if not quiet:
+                    raise
+        self.held.clear()
+        self.inflight = None
 
     def run(self, max_jobs=None, idle_ms=None):
         idle = Deadline(None)
         while max_jobs is None or self.ran < max_jobs:
+            self.settle()
             # Fill the board up to the window; wait in the server only when it has nothing.
             while len(self.held) < self.window:
                 if self.held:
@@ -357,6 +458,46 @@ class Gateway:
             self.keep_leases()
             self.run_one()
         return self.ran
+
+
+def supervise(gw, max_jobs, idle_ms, reopen, out, sleep=time.sleep, backoff=None):
+    """gw.run until it stops as asked, through outages: the fleet unreachable (wait, retry
+    with capped jittered backoff; the board keeps its jobs, their leases are touched again
+    when the fleet is back, and the acks owed are sent then), the board lost (its leases
+    given back, then reopen() with the same backoff until it answers). One line per change
+    of state: "== fleet unreachable: ...", "== fleet back", "== board lost: ...", "== board
+    back: ...". Only a stop as asked (--max, --idle-ms), a signal or a fatal error ends it."""
+    backoff = backoff or Backoff()
+    down = None  # None, "fleet" or "board"
+    while True:
+        try:
+            if down == "fleet":
+                gw.fleet.info()  # reachable again?
+                out("== fleet back")
+                down = None
+                backoff.reset()
+            if down == "board":
+                gw.board = reopen()
+                out("== board back: worker on %s" % gw.board.where)
+                down = None
+                backoff.reset()
+            gw.run(max_jobs, idle_ms)
+            return
+        except BoardLost as e:
+            if down != "board":
+                out("== board lost: %s; giving its leases back, opening it again" % e)
+                down = "board"
+            gw.give_back(quiet=True, why="board lost: not run")
+        except (Stop, FleetError):
+            raise
+        except Exception as e:
+            if fleet_down(e):
+                if down != "fleet":
+                    out("== fleet unreachable: %s; retrying" % e)
+                    down = "fleet"
+            elif down != "board":  # (reopening a lost board failed: again, later)
+                raise
+        sleep(backoff.next())
 
 
 def open_target(args, out):
@@ -426,13 +567,17 @@ def main(argv=None, out=print):
     if a.kind not in workload.KINDS:  # else the first ticket without a name stops the gateway
         p.error("--kind %s: one of %s" % (a.kind, ", ".join(sorted(workload.KINDS))))
     closer = None
+    url = safe_url(a.url)  # as every line shows it: redis://:***@host:port/db
     try:
         import redis
 
         try:
-            fleet = open_queue(redis.Redis.from_url(a.url), a.queue, a.prefix)
+            # A socket timeout, so that a fleet gone silent (no reset) is noticed: pop_until
+            # cuts each server-side wait below it.
+            fleet = open_queue(redis.Redis.from_url(a.url, socket_timeout=10, socket_connect_timeout=10),
+                               a.queue, a.prefix)
         except (redis.RedisError, FleetError, ValueError) as e:  # ValueError: the URL, a { } in a name
-            raise Stop("fleet queue %s at %s: %s" % (a.queue, a.url, e), 2)
+            raise Stop("fleet queue %s at %s: %s" % (a.queue, url, str(e).replace(a.url, url)), 2)
         if a.names:
             try:
                 bad = check_names(fleet.conn, a.names, workload.KINDS)
@@ -441,16 +586,31 @@ def main(argv=None, out=print):
             if bad:
                 raise Stop(bad, 2)
         board, closer = open_target(a, out)
+
+        def reopen():
+            # the board was lost: close what is left of it and open it again
+            nonlocal closer
+            if closer is not None:
+                c, closer = closer, None
+                try:
+                    c.close()
+                except Exception:
+                    pass
+            b, closer = open_target(a, out)
+            return b
+
         gw = Gateway(fleet, board, a.names, a.kind, a.lease_ms, a.window, out)
         out("== gateway: fleet queue %s at %s%s -> worker on %s, window %d, lease %d ms" % (
-            a.queue, a.url, " (lanes %s)" % ":".join(map(str, fleet.weights)) if hasattr(fleet, "lanes") else "",
+            a.queue, url, " (lanes %s)" % ":".join(map(str, fleet.weights)) if hasattr(fleet, "lanes") else "",
             board.where, gw.window, a.lease_ms))
         try:
-            gw.run(a.max, a.idle_ms)
+            supervise(gw, a.max, a.idle_ms, reopen, out)
         except BaseException:
-            # Stopped by an error, Ctrl-C or a closed output: the jobs still on the board
-            # will not be run by this gateway, so their tickets go back now (best effort:
-            # the fleet may be what failed; then they come back when their leases run out).
+            # Stopped by an error, Ctrl-C, SIGTERM or a closed output: the jobs still on the
+            # board (and the one on its way there) will not be run by this gateway, so their
+            # tickets go back now, each with its "release ... (stopped: not run)" line (best
+            # effort: the fleet may be what failed; then they come back when their leases
+            # run out).
             gw.give_back(quiet=True)
             raise
         gw.give_back()
