@@ -26,3 +26,6 @@ FROZEN = [
 DROP = []
 DROP_FIRMWARE = ["speech"]
 TESTS = []
+# tools/run.py feeds the worker in batches of at most this many characters of ops, one
+# raw-REPL command each (a REPL command per job ran out of parser memory here: run.py).
+BATCH = 160
