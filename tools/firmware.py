@@ -20,7 +20,8 @@ The .hex is what a user drags onto the MICROBIT drive (docs/microbit.md). Steps:
    debian/changelog's last entry) and no git description; then
    `PYTHONHASHSEED=0 CXXFLAGS=-std=gnu++14 make all` (yotta's link order follows the hash seed).
 Same inputs, same bytes. The cache key is the sha256 of every input: the Debian source
-version, the 1.9.2 tarball, the frozen files, this script, SOURCE_DATE_EPOCH.
+version, the 1.9.2 tarball, the frozen sources (as frozen: a profile's host-only constants
+are not), this script, SOURCE_DATE_EPOCH.
 
 Cache: $TICKETQ_CACHE or .cache/ in the repository (not tracked): firmware/<key>/firmware.hex
 firmware/<key>/info.json (sizes) and firmware/<key>/firmware.elf. Exit: 0 built or cached; 1 the build failed (its log named);
@@ -101,8 +102,8 @@ def cache_key(prof, src, epoch):
              ("script", sha256_file(os.path.abspath(__file__))), ("epoch", str(epoch)),
              ("drop", repr(prof.get("DROP", []))), ("emit", repr(prof.get("EMIT_THUMB", False))),
              ("drop_firmware", repr(prof.get("DROP_FIRMWARE", [])))]
-    for path in frozen_files(prof):
-        parts.append((os.path.relpath(path, ROOT), sha256_file(path)))
+    for path in frozen_files(prof):  # what is frozen of it (a profile's TESTS are not)
+        parts.append((os.path.relpath(path, ROOT), hashlib.sha256(frozen_source(path, prof).encode()).hexdigest()))
     for name, value in parts:
         h.update(("%s=%s\n" % (name, value)).encode())
     return h.hexdigest()[:16]
@@ -317,6 +318,22 @@ def build(force=False, log=print):
 def firmware_hex(log=print):
     """Path of the built .hex (building it if the cache lacks it): for tools/emu.py's users."""
     return build(log=log)[0]
+
+
+FIRMWARES = ("ticketq", "stock")  # --firmware of tools/run.py and tools/devtest.py
+
+
+def for_emulator(which, log=print):
+    """(the .hex, the board profile) for an emulated micro:bit: "ticketq", this firmware
+    (built here if the cache lacks it; profile microbit-frozen), or "stock", Debian's
+    prebuilt hex (tools/emu.py finds it; profile microbit)."""
+    if which == "stock":
+        import emu
+
+        return emu.find_firmware(), "microbit"
+    if which != "ticketq":
+        raise BuildError("firmware %r: ticketq or stock" % which, 2)
+    return build(log=log)[0], "microbit-frozen"
 
 
 def main(argv=None):

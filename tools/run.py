@@ -671,6 +671,10 @@ def main(argv=None):
     g.add_argument("--connect", "-c", metavar="URL",
                    help="a board: mpremote connect string (/dev/ttyACM0, a0, u0, auto, socket://host:port)")
     g.add_argument("--emulate", choices=["microbit"], help="an emulated board (QEMU), started and stopped here")
+    p.add_argument("--firmware", choices=["ticketq", "stock"], default="ticketq",
+                   help="with --emulate microbit: ticketq's own firmware, the library and worker frozen "
+                        "(tools/firmware microbit; built first if needed; the default), or Debian's stock "
+                        "hex (the worker does not fit there: exit 3)")
     p.add_argument("--board", "-b", metavar="NAME",
                    help="board profile (boards/NAME/board.py or a path; default: host on the VM, the "
                         "emulated board's, or the board's sys.platform)")
@@ -714,9 +718,17 @@ def main(argv=None):
         if args.connect:
             run_board(args, args.connect, path, None)
             return OK
+        import firmware
+
         try:
-            with emu.microbit() as url:
-                run_board(args, url, path, args.emulate)
+            hex_path, prof_name = firmware.for_emulator(args.firmware, log=lambda s: print(s, file=sys.stderr))
+        except firmware.BuildError as e:
+            raise Stop("firmware: %s" % e, SETUP if e.code == 2 else FAILED)
+        except emu.EmuError as e:
+            raise Stop(str(e), SETUP)
+        try:
+            with emu.microbit(firmware=hex_path) as url:
+                run_board(args, url, path, args.board or prof_name)
         except emu.EmuError as e:
             raise Stop(str(e), SETUP)
         return OK
