@@ -396,8 +396,10 @@ class BatchWorker(BoardWorker):
         BoardWorker.summary(self, out)
         h = self.heap
         if h:
-            out("== heap free after each of %d batches (after a gc.collect()): first %d B, min %d B, last %d B"
-                % (len(h), h[0], min(h), h[-1]))
+            half = max(1, len(h) // 2)
+            out("== heap free after each of %d batches (after a gc.collect()): first %d B, last %d B; "
+                "min %d B in the first half, %d B in the second" % (
+                    len(h), h[0], h[-1], min(h[:half]), min(h[half:] or h)))
 
 
 class _Counters:
