@@ -250,7 +250,7 @@ def payload(item, bytecode=None, drop=(), march=None):
     return data
 
 
-HOST_ONLY = ("FILES", "TESTS", "DROP", "MARCH", "FROZEN", "EMIT_THUMB", "DROP_FIRMWARE", "BATCH")  # profile constants that only the host tools read
+HOST_ONLY = ("FILES", "TESTS", "DROP", "MARCH", "FROZEN", "EMIT_THUMB", "DROP_FIRMWARE", "BATCH", "CONFIG")  # profile constants that only the host tools read
 
 
 def profile_for_board(text, filename="board.py"):

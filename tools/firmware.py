@@ -101,7 +101,8 @@ def cache_key(prof, src, epoch):
     parts = [("debian", version), ("mpy192", sha256_file(mpy_tarball())),
              ("script", sha256_file(os.path.abspath(__file__))), ("epoch", str(epoch)),
              ("drop", repr(prof.get("DROP", []))), ("emit", repr(prof.get("EMIT_THUMB", False))),
-             ("drop_firmware", repr(prof.get("DROP_FIRMWARE", [])))]
+             ("drop_firmware", repr(prof.get("DROP_FIRMWARE", []))),
+             ("config", repr(sorted(prof.get("CONFIG", {}).items())))]
     for path in frozen_files(prof):  # what is frozen of it (a profile's TESTS are not)
         parts.append((os.path.relpath(path, ROOT), hashlib.sha256(frozen_source(path, prof).encode()).hexdigest()))
     for name, value in parts:
@@ -217,7 +218,8 @@ with open(sys.argv[1], "w") as f:
 '''
 
 
-def patch_tree(bld, c_text, epoch, version, key, emit_thumb, drop_modules=()):
+def patch_tree(bld, c_text, epoch, version, key, emit_thumb, drop_modules=(), config=None):
+    config = config or {}
     cfg = os.path.join(bld, "inc", "microbit", "mpconfigport.h")
     with open(cfg) as f:
         text = f.read()
@@ -231,6 +233,13 @@ def patch_tree(bld, c_text, epoch, version, key, emit_thumb, drop_modules=()):
         if not line:
             raise BuildError("%s: no built-in module %r to drop" % (cfg, mod))
         text = text.replace(line.group(0), "\n", 1)
+    for name, value in sorted(config.items()):  # the profile's CONFIG: settings changed
+        line = re.search(r"\n#define %s +\(?[^\n]*\n" % name, text)
+        if line:
+            text = text.replace(line.group(0), "\n#define %s (%s) // tools/firmware.py (was: %s)\n" % (
+                name, value, line.group(0).split(None, 2)[2].strip()), 1)
+        else:
+            add += "#define %s (%s)\n" % (name, value)
     anchor = "#define MICROPY_EMIT_INLINE_THUMB   (1)\n"
     if anchor not in text:
         raise BuildError("%s: no %r to add the frozen-module settings after" % (cfg, anchor.strip()))
@@ -290,7 +299,8 @@ def build(force=False, log=print):
     shutil.copytree(src, bld, symlinks=True)
     shutil.rmtree(os.path.join(bld, "build"), ignore_errors=True)
     c_text, n_qstr = mpy_tool_c(tree, mpys, os.path.join(bld, "inc", "genhdr", "qstrdefs.generated.h"))
-    patch_tree(bld, c_text, epoch, version, key, prof.get("EMIT_THUMB", False), prof.get("DROP_FIRMWARE", []))
+    patch_tree(bld, c_text, epoch, version, key, prof.get("EMIT_THUMB", False), prof.get("DROP_FIRMWARE", []),
+               prof.get("CONFIG", {}))
     env = dict(os.environ, PYTHONHASHSEED="0", CXXFLAGS="-std=gnu++14", SOURCE_DATE_EPOCH=str(epoch),
                LC_ALL="C.UTF-8", TZ="UTC")
     run(["make", "all"], blog, cwd=bld, env=env)
@@ -301,6 +311,7 @@ def build(force=False, log=print):
                  "mpy_bytes": mpy_sizes, "frozen_qstrs": n_qstr,
                  "emit_thumb": bool(prof.get("EMIT_THUMB", False)),
                  "dropped_firmware_modules": prof.get("DROP_FIRMWARE", []),
+                 "config": prof.get("CONFIG", {}),
                  "build_seconds": round(time.monotonic() - t0, 1)})
     os.makedirs(out_dir, exist_ok=True)
     shutil.copyfile(elf, os.path.join(out_dir, "firmware.elf"))  # for arm-none-eabi-size/nm

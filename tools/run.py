@@ -315,6 +315,7 @@ class BatchWorker(BoardWorker):
         self.guess = 0  # jobs queued on the board, as the host counts them (>= the truth)
         self.heap = []  # free heap after each batch (B after a gc.collect())
         BoardWorker.__init__(self, link, kinds, capacity, aging, out)
+        self.boot_free = link.last_free  # (B, "Worker(capacity, aging)")
         link.run("import gc\n" + BATCH_SRC, "defining the batch feeder B (%d B of source)" % len(BATCH_SRC))
 
     def _add(self, op, sub=None):
@@ -396,6 +397,8 @@ class BatchWorker(BoardWorker):
         BoardWorker.summary(self, out)
         h = self.heap
         if h:
+            if self.boot_free:
+                out("== heap free after %s: %d B" % (self.boot_free[1], self.boot_free[0]))
             half = max(1, len(h) // 2)
             out("== heap free after each of %d batches (after a gc.collect()): first %d B, last %d B; "
                 "min %d B in the first half, %d B in the second" % (
