@@ -253,7 +253,10 @@ def test_board_profiles_are_constants_that_ast_can_read():
         # TESTS (optional): the test modules that run on that board (tools/devtest.py);
         # DROP (optional): names tools/deploy.py leaves out of the library there.
         # MARCH (optional, with MPY): mpy-cross's -march for native code (tools/deploy.py).
-        assert sorted(set(prof) - set(["TESTS", "DROP", "MARCH"])) == [
+        # FROZEN, DROP_FIRMWARE, CONFIG, BATCH (optional): a firmware built with the
+        # modules frozen in (tools/firmware.py) and fed in batches (tools/run.py).
+        assert sorted(set(prof) - set(["TESTS", "DROP", "MARCH", "FROZEN", "DROP_FIRMWARE", "CONFIG",
+                                       "BATCH"])) == [
             "CAPACITY", "FILES", "HEARTBEAT", "MPY", "NAME"], path
         assert all(isinstance(n, str) and n.isidentifier() for n in prof.get("DROP", [])), path
         assert "MARCH" not in prof or prof["MPY"] is True, path
