@@ -265,8 +265,9 @@ def test_board_profiles_are_constants_that_ast_can_read():
         assert prof["NAME"] == name and 1 <= prof["CAPACITY"] <= 1 << 24
         assert prof["HEARTBEAT"] is None or isinstance(prof["HEARTBEAT"], (int, str))
         assert prof["MPY"] in (True, False)
-        assert "boards/%s/board.py" % name in prof["FILES"], path
-        for f in prof["FILES"]:
+        # the profile goes on as board.py, or is frozen into the firmware with the rest
+        assert "boards/%s/board.py" % name in prof["FILES"] + prof.get("FROZEN", []), path
+        for f in prof["FILES"] + prof.get("FROZEN", []):
             assert os.path.isfile(os.path.join(root, f)), (path, f)
         bases = [f.rsplit("/", 1)[-1] for f in prof["FILES"]]
         assert len(set(bases)) == len(bases), "flat filesystems need unique base names"

@@ -4,7 +4,7 @@
 # file system: the frozen modules cost no heap to compile, only their objects once imported.
 # Constants only (ast.literal_eval on the host; on the board as `board`, without FILES,
 # FROZEN, TESTS, DROP, frozen itself).
-NAME = "microbit"
+NAME = "microbit-frozen"  # sys.platform is "microbit": tools pick this profile by --firmware
 CAPACITY = 32  # queue slots
 HEARTBEAT = "microbit"  # the centre pixel of the 5x5 LED display (microbit.display)
 MPY = False
