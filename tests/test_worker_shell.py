@@ -269,11 +269,12 @@ def test_board_profiles_are_constants_that_ast_can_read():
         assert "boards/%s/board.py" % name in prof["FILES"] + prof.get("FROZEN", []), path
         for f in prof["FILES"] + prof.get("FROZEN", []):
             assert os.path.isfile(os.path.join(root, f)), (path, f)
-        bases = [f.rsplit("/", 1)[-1] for f in prof["FILES"]]
+        files = prof["FILES"] + prof.get("FROZEN", [])
+        bases = [f.rsplit("/", 1)[-1] for f in files]
         assert len(set(bases)) == len(bases), "flat filesystems need unique base names"
         for mod in ("ticketq.py", "ticketq_deadline.py", "worker.py"):
             assert mod in bases, (path, mod)
-        for f in prof["FILES"]:  # every project module a file imports for sure is there too
+        for f in files:  # every project module a file imports for sure is there too
             if f.endswith(".py") and not f.startswith("boards/"):
                 for m in sure_imports(os.path.join(root, f)):
                     if any(os.path.isfile(os.path.join(root, d, m + ".py"))
