@@ -6,6 +6,7 @@ boards/microbit-frozen/board.py's FROZEN frozen into flash as 1.9.2 bytecode.
     tools/firmware microbit            # build (or reuse the cached build); print the .hex path
     tools/firmware microbit --force    # build again even if the cache has it
     tools/firmware microbit --info     # the build's sizes: text, frozen modules, file system
+    tools/firmware microbit --verify   # build twice from scratch: the same sha256, or exit 1
 
 The .hex is what a user drags onto the MICROBIT drive (docs/microbit.md). Steps:
 1. the 1.9.2 `mpy-cross` from ../shared/mcu/micropython-1.9.2.tar.xz (built once, cached);
@@ -354,9 +355,21 @@ def main(argv=None):
     p.add_argument("--force", action="store_true", help="build even if the cache has this build")
     p.add_argument("--info", action="store_true", help="print the build's sizes as JSON, not only the path")
     p.add_argument("--out", metavar="FILE", help="also copy the .hex to FILE")
+    p.add_argument("--verify", action="store_true",
+                   help="build (or take from the cache), then build again from scratch and check that the "
+                        "two .hex files are the same bytes (sha256): exit 1 if not")
     args = p.parse_args(argv)
+    log = lambda s: print(s, file=sys.stderr)  # noqa: E731
     try:
-        path, info, cached = build(args.force, log=lambda s: print(s, file=sys.stderr))
+        path, info, cached = build(args.force, log=log)
+        if args.verify:
+            first = info["sha256"]
+            path, info, cached = build(True, log=log)
+            same = info["sha256"] == first
+            print("tools/firmware: two builds from the same inputs: sha256 %s and %s: %s" % (
+                first, info["sha256"], "the same bytes" if same else "DIFFERENT"), file=sys.stderr)
+            if not same:
+                return 1
     except BuildError as e:
         print("tools/firmware: %s" % e, file=sys.stderr)
         return e.code
