@@ -5,7 +5,6 @@
 import ticketq
 import ticketq_deadline
 import worker
-import board
 from microbit import display
 
 
@@ -13,7 +12,7 @@ def show(name):  # a job: the class digit of its name on the display
     display.show(name[-1])
 
 
-w = worker.Worker(board.CAPACITY)
+w = worker.Worker(32)  # 32 slots, as boards/microbit-frozen says
 for name, cls in (("low-0", 0), ("high-2", 2), ("critical-3", 3), ("normal-1", 1), ("high-2", 2)):
     w.submit(name, cls, show)
 w.run(2000)  # runs the five in class order, then idles until 2 s have passed
