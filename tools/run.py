@@ -4,7 +4,10 @@ worker's log lines) and a summary. `tools/run` sets up first (tools/setup), then
 
     tools/run                                  # the sample workload on the host MicroPython VM
     tools/run --workload my.txt                # a workload file (format: firmware/workload.pyi)
-    tools/run --emulate microbit               # the emulated BBC micro:bit v1 (QEMU)
+    tools/run --emulate microbit               # the emulated BBC micro:bit v1 (QEMU) on
+                                               #   ticketq's firmware (tools/firmware microbit,
+                                               #   built first if the cache lacks it)
+    tools/run --emulate microbit --firmware stock   # ... on Debian's stock hex (exit 3)
     tools/run --connect /dev/ttyACM0           # a board (also a0, u0, auto, socket://host:port);
     tools/run --connect u0 --board esp32       #   its profile by sys.platform, or --board
     tools/run --exec 'import ticketq; print(ticketq.__version__)'
@@ -22,6 +25,10 @@ Targets:
   here on CPython) and drives a worker.Worker on the board with one small REPL command per
   submit, cancel and step, printing the board's lines as they come; the summary is
   `shell.Shell.summary` over the board's counters. The lines are the same as on the VM.
+  A profile with BATCH (microbit-frozen: ticketq's micro:bit firmware) is fed in batches
+  instead: one REPL command `B("...")` of at most BATCH characters of submits, cancels and
+  steps (BatchWorker, BATCH_SRC), and the free heap after each batch is printed at the end
+  (first, last, and the least in each half of the run).
 
 The whole workload file is checked on the host before anything runs (firmware/workload.py's
 own parser, with the library's checks, on CPython): a bad line stops the run there with one
