@@ -32,7 +32,10 @@ def _name(e):
         for c in t.__mro__:  # the micro:bit has no UnicodeError to refer to)
             if c.__name__ in ("OSError", "RuntimeError", "ImportError", "UnicodeError"):
                 return c.__name__
-    return t.__name__
+    n = getattr(t, "__name__", None)
+    if n is None:  # MicroPython built without MICROPY_CPYTHON_COMPAT (the micro:bit's
+        n = repr(t)[8:-2]  # 1.9.2) has no type.__name__: its repr is "<class 'OSError'>"
+    return n
 
 
 class Worker:

@@ -223,6 +223,36 @@ def test_board_session_prints_the_same_lines_as_the_firmware():
     assert any(c.endswith("w=Worker(16,6)") for c in board.cmds)  # the sample's "queue 16 6"
 
 
+def test_batched_board_session_prints_the_same_lines_as_the_firmware():
+    # ticketq's micro:bit firmware (profile microbit-frozen, BATCH): the jobs go in batches
+    # B("...") of at most BATCH characters of ops, not one REPL command per job (which ran
+    # out of parser memory there); the lines and the summary are still the firmware's own.
+    _need_mpremote()
+    _tool()  # puts tools/ on sys.path
+    import deploy
+
+    class Board(_FakeBoard):
+        def exec(self, cmd, timeout=10):  # CPython's gc has no mem_free: a board's figure
+            return _FakeBoard.exec(self, cmd.replace("gc.mem_free()", "4000"), timeout)
+
+    path = _paths()[2]
+    board = Board()
+    w, lines = _board_session(board, path, "microbit-frozen")
+    limit = deploy.read_profile("microbit-frozen")["BATCH"]
+    assert lines[2:-2] == _cpython(path)
+    assert lines[-2] == "== heap free after Worker(16, 6): 5000 B"
+    assert lines[-1].startswith("== heap free after each of ") and "first 4000 B, last 4000 B" in lines[-1]
+    assert w.ran == 106
+    batches = [c for c in board.cmds if c.startswith("B(")]
+    assert len(batches) > 20
+    for c in batches:
+        ops = c[3:-2]
+        assert len(ops) <= limit, c
+    # every submit went in a batch, none as a command of its own
+    assert not any(c.startswith("print(w.submit(") for c in board.cmds)
+    assert sum(c.count("|s") + c.startswith("B('s") for c in batches) == 106 + 12 + 8  # ran, cancelled, refused
+
+
 def test_board_session_with_the_profiles_workload_module(tmp_path=None):
     # A profile that puts workload.py on the board: the jobs are imported from it.
     _need_mpremote()

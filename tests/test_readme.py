@@ -79,10 +79,15 @@ def _imports(code):
 def _profile_modules(name):
     import ast
 
+    # FILES, and FROZEN: a firmware's own modules (boards/microbit-frozen)
+    found = None
     for node in ast.parse(_read(os.path.join("boards", name, "board.py"))).body:
-        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "FILES":
-            return {os.path.basename(f)[:-3] for f in ast.literal_eval(node.value) if f.endswith(".py")}
-    raise AssertionError("boards/%s/board.py: no FILES" % name)
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") in ("FILES", "FROZEN"):
+            mods = {os.path.basename(f)[:-3] for f in ast.literal_eval(node.value) if f.endswith(".py")}
+            found = (found or set()) | mods
+    if found is None:
+        raise AssertionError("boards/%s/board.py: no FILES" % name)
+    return found
 
 
 def _project_modules():

@@ -253,7 +253,10 @@ def test_board_profiles_are_constants_that_ast_can_read():
         # TESTS (optional): the test modules that run on that board (tools/devtest.py);
         # DROP (optional): names tools/deploy.py leaves out of the library there.
         # MARCH (optional, with MPY): mpy-cross's -march for native code (tools/deploy.py).
-        assert sorted(set(prof) - set(["TESTS", "DROP", "MARCH"])) == [
+        # FROZEN, DROP_FIRMWARE, CONFIG, BATCH (optional): a firmware built with the
+        # modules frozen in (tools/firmware.py) and fed in batches (tools/run.py).
+        assert sorted(set(prof) - set(["TESTS", "DROP", "MARCH", "FROZEN", "DROP_FIRMWARE", "CONFIG",
+                                       "BATCH"])) == [
             "CAPACITY", "FILES", "HEARTBEAT", "MPY", "NAME"], path
         assert all(isinstance(n, str) and n.isidentifier() for n in prof.get("DROP", [])), path
         assert "MARCH" not in prof or prof["MPY"] is True, path
@@ -262,14 +265,16 @@ def test_board_profiles_are_constants_that_ast_can_read():
         assert prof["NAME"] == name and 1 <= prof["CAPACITY"] <= 1 << 24
         assert prof["HEARTBEAT"] is None or isinstance(prof["HEARTBEAT"], (int, str))
         assert prof["MPY"] in (True, False)
-        assert "boards/%s/board.py" % name in prof["FILES"], path
-        for f in prof["FILES"]:
+        # the profile goes on as board.py, or is frozen into the firmware with the rest
+        assert "boards/%s/board.py" % name in prof["FILES"] + prof.get("FROZEN", []), path
+        for f in prof["FILES"] + prof.get("FROZEN", []):
             assert os.path.isfile(os.path.join(root, f)), (path, f)
-        bases = [f.rsplit("/", 1)[-1] for f in prof["FILES"]]
+        files = prof["FILES"] + prof.get("FROZEN", [])
+        bases = [f.rsplit("/", 1)[-1] for f in files]
         assert len(set(bases)) == len(bases), "flat filesystems need unique base names"
         for mod in ("ticketq.py", "ticketq_deadline.py", "worker.py"):
             assert mod in bases, (path, mod)
-        for f in prof["FILES"]:  # every project module a file imports for sure is there too
+        for f in files:  # every project module a file imports for sure is there too
             if f.endswith(".py") and not f.startswith("boards/"):
                 for m in sure_imports(os.path.join(root, f)):
                     if any(os.path.isfile(os.path.join(root, d, m + ".py"))

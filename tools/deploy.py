@@ -250,7 +250,7 @@ def payload(item, bytecode=None, drop=(), march=None):
     return data
 
 
-HOST_ONLY = ("FILES", "TESTS", "DROP", "MARCH")  # profile constants that only the host tools read
+HOST_ONLY = ("FILES", "TESTS", "DROP", "MARCH", "FROZEN", "EMIT_THUMB", "DROP_FIRMWARE", "BATCH", "CONFIG")  # profile constants that only the host tools read
 
 
 def profile_for_board(text, filename="board.py"):
@@ -619,6 +619,10 @@ class Board:
                 if got == want:
                     return attempt
                 err = "read back %s, expected %s" % (_show(got), _show(want))
+            except (ValueError, SyntaxError) as e:
+                # the check's answer came back unreadable (seen once on the emulated board
+                # under a heavy host load: empty): a failed try, as a wrong checksum is
+                err = "the board's check came back unreadable (%s)" % type(e).__name__
             except (OSError, TransportError) as e:  # TransportExecError is a TransportError
                 text = str(getattr(e, "error_output", "") or "")
                 if getattr(e, "errno", None) == errno.ENOSPC or "no more storage space" in text \

@@ -4,7 +4,9 @@ non-zero exit when a test fails.
 
     tools/devtest.py                               # the host MicroPython VM (tools/mpvm)
     tools/devtest.py --target host test_ticks      # the same, chosen modules
-    tools/devtest.py --emulate microbit            # an emulated micro:bit (QEMU), fresh
+    tools/devtest.py --emulate microbit            # an emulated micro:bit (QEMU), fresh, on
+                                                   #   ticketq's firmware (tools/firmware)
+    tools/devtest.py --emulate microbit --firmware stock   # ... on Debian's stock hex
     tools/devtest.py --connect /dev/ttyACM0        # a board: its profile is the one whose
     tools/devtest.py --connect u0 --board esp32    #   NAME is its sys.platform, or --board
 
@@ -293,7 +295,7 @@ def heap_report(board, prof):
     board.soft_reset()
     base = _free(board)
     parts = ["%s B after a soft reset" % base]
-    for rel in prof["FILES"]:
+    for rel in prof["FILES"] + prof.get("FROZEN", []):
         name = os.path.basename(rel)
         if not name.endswith(".py") or not rel.startswith("lib/"):
             continue
@@ -339,13 +341,15 @@ def run_board(board, prof, modules, args):
         out("deployed profile %s (library) + %s: %d B in %d files, verified (%.1f s)%s"
             % (prof["NAME"], " + ".join(HELPERS), size, len(res) + len(HELPERS), time.monotonic() - t0,
                "; filesystem: %d of %d usable chunks" % room if room else ""))
-        state["have"] = have | {n[:-3] for n in HELPERS}
+        # a firmware with the library frozen in (profile FROZEN) has those modules already
+        frozen = {os.path.basename(f)[:-3] for f in prof.get("FROZEN", ())}
+        state["have"] = have | frozen | {n[:-3] for n in HELPERS}
         state["restarts"] = board.restarts
 
     for rel, mod in deploy.missing_modules(prof):
         out("warning: %s imports %s, which profile %s does not list" % (rel, mod, prof["NAME"]))
     setup()
-    if "lib/ticketq.py" in prof["FILES"]:
+    if "lib/ticketq.py" in prof["FILES"] + prof.get("FROZEN", []):
         user_import(board, tally)
     if args.heap:
         heap_report(board, prof)
@@ -427,10 +431,10 @@ def summary(tally, board_name):
 
 
 class EmulatedMicrobit:
-    def __init__(self):
+    def __init__(self, firmware=None):
         import emu
 
-        self.emu = emu.Emulator()
+        self.emu = emu.Emulator(firmware=firmware)
 
     def start(self):
         self.emu.start()
@@ -452,6 +456,10 @@ def main(argv=None):
     g.add_argument("--target", choices=["host"], help="the host MicroPython VM (tools/mpvm; the default)")
     g.add_argument("--connect", "-c", metavar="URL", help="a board: mpremote connect string")
     g.add_argument("--emulate", choices=["microbit"], help="an emulated board (QEMU), started and stopped here")
+    p.add_argument("--firmware", choices=["ticketq", "stock"], default="ticketq",
+                   help="with --emulate microbit: ticketq's own firmware, the library frozen in (tools/firmware "
+                        "microbit, built first if needed; profile microbit-frozen; the default), or Debian's "
+                        "stock hex (profile microbit: the library goes on the file system as source)")
     p.add_argument("--board", help="board profile (default: by the board's sys.platform)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per import or test on a board (default 120; "
                    "the whole run on the host VM, default 600)")
@@ -474,10 +482,19 @@ def main(argv=None):
     sim = None
     try:
         if args.emulate:
-            sim = EmulatedMicrobit()
+            import firmware
+
+            try:
+                hex_path, prof_name = firmware.for_emulator(args.firmware, log=out)
+            except firmware.BuildError as e:
+                out("devtest: firmware: %s" % e)
+                return 2 if e.code == 2 else 1
+            args.board = args.board or prof_name
+            sim = EmulatedMicrobit(hex_path)
             t0 = time.monotonic()
             url = sim.start()
-            out("emulated micro:bit (QEMU + MicroPython 1.9.2) at %s, up in %.1f s" % (url, time.monotonic() - t0))
+            out("emulated micro:bit (QEMU + MicroPython 1.9.2, %s firmware) at %s, up in %.1f s" % (
+                args.firmware, url, time.monotonic() - t0))
         else:
             url = args.connect
         with deploy.open_board(url, restart=sim.restart if sim else None) as board:

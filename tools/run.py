@@ -4,7 +4,10 @@ worker's log lines) and a summary. `tools/run` sets up first (tools/setup), then
 
     tools/run                                  # the sample workload on the host MicroPython VM
     tools/run --workload my.txt                # a workload file (format: firmware/workload.pyi)
-    tools/run --emulate microbit               # the emulated BBC micro:bit v1 (QEMU)
+    tools/run --emulate microbit               # the emulated BBC micro:bit v1 (QEMU) on
+                                               #   ticketq's firmware (tools/firmware microbit,
+                                               #   built first if the cache lacks it)
+    tools/run --emulate microbit --firmware stock   # ... on Debian's stock hex (exit 3)
     tools/run --connect /dev/ttyACM0           # a board (also a0, u0, auto, socket://host:port);
     tools/run --connect u0 --board esp32       #   its profile by sys.platform, or --board
     tools/run --exec 'import ticketq; print(ticketq.__version__)'
@@ -22,6 +25,10 @@ Targets:
   here on CPython) and drives a worker.Worker on the board with one small REPL command per
   submit, cancel and step, printing the board's lines as they come; the summary is
   `shell.Shell.summary` over the board's counters. The lines are the same as on the VM.
+  A profile with BATCH (microbit-frozen: ticketq's micro:bit firmware) is fed in batches
+  instead: one REPL command `B("...")` of at most BATCH characters of submits, cancels and
+  steps (BatchWorker, BATCH_SRC), and the free heap after each batch is printed at the end
+  (first, last, and the least in each half of the run).
 
 The whole workload file is checked on the host before anything runs (firmware/workload.py's
 own parser, with the library's checks, on CPython): a bad line stops the run there with one
@@ -275,6 +282,136 @@ class BoardWorker:
         shell.Shell.summary(_Counters(stats, n, digest), out)
 
 
+# Batched feeding (profiles with BATCH, the micro:bit's own firmware): one REPL command per
+# job failed there after ~40 jobs, "MemoryError: parser could not allocate enough memory"
+# with 5.5 KB free, the free heap falling job by job (each command's short string literals,
+# the job names, are interned for good and fragment the heap). So the host sends the jobs in
+# batches of at most BATCH characters, each one raw-REPL command `B("...")` calling
+# this small function, sent once as source: submits, cancels and steps, separated by "|";
+# the names are made on the board by str.split, freed when their jobs are done, so nothing
+# grows run after run. After each batch the board prints its free heap (after a
+# gc.collect()): the host shows it and checks that it does not drift.
+BATCH_SRC = (
+    "def B(s):\n"
+    " for c in s.split('|'):\n"
+    "  o=c[0]\n"
+    "  if o=='s':\n"
+    "   n,k,x=c[1:].split(' ')\n"
+    "   print('=',w.submit(n,int(k),KINDS[x]))\n"
+    "  elif o=='c':\n"
+    "   print('=',w.cancel(int(c[1:])))\n"
+    "  else:\n"
+    "   w.step()\n"
+    " c=s=n=x=None\n"
+    " gc.collect()\n"
+    " print('#',gc.mem_free())"
+)
+
+
+class BatchWorker(BoardWorker):
+    """BoardWorker in batches (see BATCH_SRC). Ops queue up here and go to the board when
+    the batch is full, before a cancel (which needs the board's ids) and before the
+    summary. step() is answered from the host's count of queued jobs, never below the
+    board's (a submit counts until the board refuses it), so a `run n` sends at most n
+    steps and the board runs exactly what the VM runs (a step on an empty queue does
+    nothing)."""
+
+    def __init__(self, link, kinds, capacity, aging, out, limit):
+        self.pending = []  # (op text, (name, class) of a submit, else None)
+        self.limit = limit
+        self.guess = 0  # jobs queued on the board, as the host counts them (>= the truth)
+        self.heap = []  # free heap after each batch (B after a gc.collect())
+        BoardWorker.__init__(self, link, kinds, capacity, aging, out)
+        self.boot_free = link.last_free  # (B, "Worker(capacity, aging)")
+        link.run("import gc\n" + BATCH_SRC, "defining the batch feeder B (%d B of source)" % len(BATCH_SRC))
+
+    def _add(self, op, sub=None):
+        if self.pending and sum(len(o) + 1 for o, _ in self.pending) + len(op) > self.limit:
+            self.flush()
+        self.pending.append((op, sub))
+
+    def flush(self):
+        from worker import CLASSES
+
+        if not self.pending:
+            return
+        ops, self.pending = self.pending, []
+        subs = [sub for _, sub in ops if sub]
+        answers = [sub for o, sub in ops if o[0] in "sc"]  # what each "= ..." line answers
+        lines = self.link.run("B(%r)" % "|".join(o for o, _ in ops),
+                              "a batch of %d ops from submit %s" % (len(ops), subs[0][0] if subs else "-"))
+        k = 0
+        for line in lines:
+            if line.startswith("= "):
+                val = line[2:].strip()
+                sub = answers[k] if k < len(answers) else None
+                k += 1
+                if sub is None:
+                    continue  # a cancel's answer: cancel() reads it
+                if val == "None":
+                    self.guess -= 1
+                    if self.out:
+                        self.out("full %s %s" % (sub[0], CLASSES[sub[1]]))
+                else:
+                    self.queued[int(val)] = sub
+            elif line.startswith("# "):
+                self.heap.append(int(line[2:]))
+            else:
+                if line.startswith("run "):
+                    self.queued.pop(int(line.split()[1]), None)
+                    self.ran += 1
+                if self.out:
+                    self.out(line)
+        self.guess = len(self.queued)  # exact again: the board has answered every op
+        return lines
+
+    def submit(self, name, cls, fn=None):
+        from shell import job_class, job_kind
+
+        cls = job_class(cls)
+        kind = job_kind(name, self.kinds)
+        self._add("s%s %d %s" % (name, cls, kind), (name, cls))
+        self.guess += 1
+        return -1  # not known until the batch has run (workload.play does not read it)
+
+    def cancel(self, job):
+        from worker import CLASSES
+
+        self.flush()
+        ids = [i for i, (n, c) in self.queued.items() if n == job or i == job]
+        if not ids:
+            return False
+        i = ids[0]
+        self._add("c%d" % i)
+        lines = self.flush()
+        if "= True" not in lines:
+            return False
+        name, c = self.queued.pop(i)
+        self.guess -= 1
+        if self.out:
+            self.out("cancel %d %s %s" % (i, name, CLASSES[c]))
+        return True
+
+    def step(self):
+        if self.guess <= 0:
+            return None
+        self.guess -= 1
+        self._add("r")
+        return -1
+
+    def summary(self, out=print):
+        self.flush()
+        BoardWorker.summary(self, out)
+        h = self.heap
+        if h:
+            if self.boot_free:
+                out("== heap free after %s: %d B" % (self.boot_free[1], self.boot_free[0]))
+            half = max(1, len(h) // 2)
+            out("== heap free after each of %d batches (after a gc.collect()): first %d B, last %d B; "
+                "min %d B in the first half, %d B in the second" % (
+                    len(h), h[0], h[-1], min(h[:half]), min(h[half:] or h)))
+
+
 class _Counters:
     """What shell.Shell.summary reads: stats, len(q), q.digest."""
 
@@ -377,6 +514,8 @@ def session(link, prof, path, sizes=None, log=say):
     def boot_on_board(capacity=None, aging=0, kinds_=None, out=print):
         # workload.play's boot(): a fresh worker.Worker on the board (board.CAPACITY
         # when the workload gives none, as shell.boot)
+        if prof.get("BATCH"):
+            return BatchWorker(link, kinds, capacity or prof.get("CAPACITY", 32), aging, out, prof["BATCH"])
         return BoardWorker(link, kinds, capacity or prof.get("CAPACITY", 32), aging, out)
 
     t0 = time.monotonic()
@@ -544,6 +683,10 @@ def main(argv=None):
     g.add_argument("--connect", "-c", metavar="URL",
                    help="a board: mpremote connect string (/dev/ttyACM0, a0, u0, auto, socket://host:port)")
     g.add_argument("--emulate", choices=["microbit"], help="an emulated board (QEMU), started and stopped here")
+    p.add_argument("--firmware", choices=["ticketq", "stock"], default="ticketq",
+                   help="with --emulate microbit: ticketq's own firmware, the library and worker frozen "
+                        "(tools/firmware microbit; built first if needed; the default), or Debian's stock "
+                        "hex (the worker does not fit there: exit 3)")
     p.add_argument("--board", "-b", metavar="NAME",
                    help="board profile (boards/NAME/board.py or a path; default: host on the VM, the "
                         "emulated board's, or the board's sys.platform)")
@@ -587,9 +730,17 @@ def main(argv=None):
         if args.connect:
             run_board(args, args.connect, path, None)
             return OK
+        import firmware
+
         try:
-            with emu.microbit() as url:
-                run_board(args, url, path, args.emulate)
+            hex_path, prof_name = firmware.for_emulator(args.firmware, log=lambda s: print(s, file=sys.stderr))
+        except firmware.BuildError as e:
+            raise Stop("firmware: %s" % e, SETUP if e.code == 2 else FAILED)
+        except emu.EmuError as e:
+            raise Stop(str(e), SETUP)
+        try:
+            with emu.microbit(firmware=hex_path) as url:
+                run_board(args, url, path, args.board or prof_name)
         except emu.EmuError as e:
             raise Stop(str(e), SETUP)
         return OK
