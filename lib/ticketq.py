@@ -129,4 +129,4 @@ PATH = "bytecode"
 try:
     from ticketq_viper import TicketQueue, PATH, WHY
 except (ImportError, Exception) as e:
-    WHY = repr(e)  # why not viper (None when it is): its import's error, self-check included
+    WHY = str(e)  # why not viper (None when it is): its import's error, self-check included
