@@ -68,6 +68,9 @@ def test_the_microbit_gets_the_library_without_its_version_line():
             continue
         text = deploy.payload(item[0], None, prof.get("DROP", ())).decode()
         assert ("__version__" in text) == (name != "microbit"), name
+        # ticketq.WHY's assignment and the `as e` that feeds it: not on the micro:bit
+        assert ("WHY = str(e)" in text and " as e:" in text) == (name != "microbit"), name
+        assert ("from ticketq_viper import TicketQueue, PATH, WHY" in text) == (name != "microbit")
         assert "class TicketQueue" in text
     board = [i for i in deploy.plan(deploy.read_profile("microbit")) if i.name == "board.py"][0]
     assert "DROP" not in deploy.payload(board).decode()

@@ -13,8 +13,8 @@
                                                      # ... and what main.py prints at boot
 
 The profile (boards/NAME/board.py, or a path) is read with `ast` (never executed): FILES
-(paths from the repository root), MPY, and DROP (top-level names left out of the
-library's stripped source: the micro:bit's `__version__`). Every file lands by its base
+(paths from the repository root), MPY, and DROP (module-level names left out of the
+library's stripped source: the micro:bit's `__version__` and `WHY`). Every file lands by its base
 name in the board's current folder (the micro:bit filesystem is flat); the profile itself
 lands as board.py, stripped, without the constants only the host reads (FILES, TESTS,
 DROP). --add FILE puts your own files beside them the same way; --boot then soft-resets
@@ -125,13 +125,28 @@ def _strip_docstrings(tree):
     return tree
 
 
+def _drops(n, drop):
+    return (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+            and n.targets[0].id in drop)
+
+
 def strip_source(text, filename="<source>", drop=()):
     """Source with comments, docstrings and blank lines removed, one statement per line
     (ast.unparse), indented one space per level. Compiles to the same code, less the
-    top-level assignments to the names in `drop` (a profile's DROP)."""
+    module-level assignments to the names in `drop` (a profile's DROP): at the top level,
+    and in a top-level try, from its `from ... import` lists and its except clauses, where a
+    clause left empty becomes `pass` and loses its `as NAME` (ticketq's `WHY`)."""
     tree = _strip_docstrings(ast.parse(text, filename))
-    tree.body = [n for n in tree.body if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and
-                                              isinstance(n.targets[0], ast.Name) and n.targets[0].id in drop)]
+    tree.body = [n for n in tree.body if not _drops(n, drop)]
+    for n in tree.body:
+        if isinstance(n, ast.Try) and drop:
+            for b in n.body:
+                if isinstance(b, ast.ImportFrom):
+                    b.names = [a for a in b.names if (a.asname or a.name) not in drop] or b.names
+            for h in n.handlers:
+                h.body = [b for b in h.body if not _drops(b, drop)]
+                if not h.body:
+                    h.body, h.name = [ast.Pass()], None
     out = ast.unparse(tree)
     # ast.unparse indents by 4 and writes each statement on one line (strings as repr),
     # so the leading spaces of a line are its indentation.
