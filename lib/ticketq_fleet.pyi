@@ -135,8 +135,9 @@ class FleetQueue:
         set last_priority, last_seq, last_deliveries, last_pop (and last_lease).
 
         lease_ms 0: the ticket leaves the queue (TicketQueue.pop). 1 <= lease_ms < 2**30: it
-        is leased until the server's TIME + lease_ms; ack(last_lease) ends it, otherwise it
-        comes back to its place. QueueEmpty if nothing is queued. A pop whose reply was lost
+        is leased until the server's TIME + lease_ms (ms; held while TIME is below that end,
+        run out from the ms it reaches it); ack(last_lease) ends it, otherwise it comes back
+        to its place. QueueEmpty if nothing is queued. A pop whose reply was lost
         is sent again, the same, by the next pop, which returns that ticket. O(log n)."""
 
     def pop_until(self, deadline: Any, lease_ms: int = 0) -> int:
