@@ -1,0 +1,43 @@
+# Sequence numbers at the natural top of the internal range: internal sequences above 2**28
+# and the renumbering at 2**29 itself, with the limit production has (test_queue_renumber
+# and _wrap narrow it to wrap in a few pushes, so the top bits of a key never get set
+# there). Not in the micro:bit's profile: test_queue_renumber just fits its heap, and the
+# bytecode path it would run is the one CPython and the VM run here.
+from ticketq import TicketQueue
+from qcheck import check_heap
+
+M30 = 1 << 30
+
+
+def fast_forward(q, pushes):
+    # What `pushes` push+pop pairs do to an empty queue, the digest and last_* aside: the
+    # internal counter moves on, nothing else (its outside number is internal + _nb). Through
+    # the test-only _nxt (ticketq.pyi), since 2**28 real pushes take minutes on a board.
+    assert len(q) == 0 and q._nxt + pushes < q._lim
+    q._nxt += pushes
+
+
+def test_sequences_at_the_natural_top_of_the_internal_range():
+    # Internal sequences above 2**28 and the renumbering at 2**29 itself, with the limit as
+    # production has it (not narrowed): every path (viper, bytecode) keeps the numbers push
+    # returned, the order, and goes on counting after the renumbering.
+    for first in (0, 7, M30 - 3):
+        for start in ((1 << 28) - 3, (1 << 29) - 5):
+            q = TicketQueue(8, first)
+            assert q._lim == 1 << 29
+            fast_forward(q, start)
+            n = start  # pushes so far, as the outside numbers count them
+            for rnd in range(3):  # the third round pushes past 2**29 + 8
+                model = []
+                for i in range(8):
+                    c = (i * 3 + rnd) % 4
+                    s = q.push(100 * rnd + i, c)
+                    assert s == (first + n) % M30, (first, start, rnd, i, s)
+                    n += 1
+                    model.append((-c, n, 100 * rnd + i, s))
+                check_heap(q)
+                model.sort()
+                for m in model:
+                    assert q.pop() == m[2]
+                    assert (q.last_priority, q.last_seq) == (-m[0], m[3]), (first, start, m)
+            assert q._nxt <= q._lim
