@@ -22,7 +22,9 @@ mutant is killed when a stage fails or runs past --timeout, and survives when al
   < to <=, == to !=, ...): replacing each operator by every other one gives ten times the
   mutants and few that a reviewer would call a realistic slip.
 
-Prints one line per mutant (KILLED / SURVIVED, file, what), then the score per area.
+Prints one line per mutant (KILLED / SURVIVED, file, what), then the score per area:
+killed / mutants, leaving out the curated survivors listed with the reason they are
+equivalent (EQUIV: no test can tell them from the original).
 Exit 0 when it ran (survivors are a result, not an error); 1 when a baseline run (no
 mutant) fails, since then every mutant would count as killed; 2 for a list that does not
 apply. docs/testing.md has the last full run's score and its survivors, with the reason
@@ -183,7 +185,7 @@ def curated(data, areas, root, env, timeout, log, every=False):
         if base != "pass":
             log("BASELINE %s: %s (no mutant applied): fix the tests first" % (name, base))
             return None
-        k = 0
+        k = n = 0  # killed; mutants that count (a survivor listed as equivalent does not)
         for m in ms:
             path = os.path.join(root, m["file"])
             with open(path) as f:
@@ -200,11 +202,15 @@ def curated(data, areas, root, env, timeout, log, every=False):
                 with open(path, "w") as f:
                     f.write(src)
             killed = res != "pass"
+            eq = m.get("equivalent")
             k += killed
-            log("%-8s %-5s %-26s %5.1fs  %s%s" % ("KILLED" if killed else "SURVIVED", name, m["file"],
-                                                 time.monotonic() - t, m["why"],
-                                                 "" if not killed else "  [%s]" % res))
-        scores[name] = (k, len(ms))
+            n += not (eq and not killed)
+            word = "KILLED" if killed else "EQUIV" if eq else "SURVIVED"
+            log("%-8s %-5s %-26s %5.1fs  %s%s" % (word, name, m["file"], time.monotonic() - t, m["why"],
+                                                 "  [%s]" % res if killed else "  (%s)" % eq if eq else ""))
+            if killed and eq:
+                log("         ^ listed as equivalent but killed: fix tools/mutants.json")
+        scores[name] = (k, n)
     return scores
 
 
