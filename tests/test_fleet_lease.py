@@ -184,7 +184,9 @@ def test_a_lease_has_run_out_when_the_servers_clock_reaches_its_end():
         before = _server_ms(conn)
         assert q.touch(tok, 1)
         if _server_ms(conn) != before:
-            assert q.touch(tok, LONG)  # its end is not known to the ms: again
+            # its end is not known to the ms: hold it again (it may have run out already)
+            if not q.touch(tok, LONG):
+                assert q.pop(LONG) == 1
             continue
         end = before + 1
         now = _server_ms(conn)

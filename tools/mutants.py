@@ -141,7 +141,10 @@ def env_for():
     return env
 
 
-def run_stages(cmds, root, env, timeout, every=False):
+LOGS = os.path.join(ROOT, "build", "mutants")  # each curated mutant's test output
+
+
+def run_stages(cmds, root, env, timeout, every=False, logpath=None):
     # "pass", or what failed: "fail: <stage>" / "timeout: <stage>", the first one (every:
     # all of them, each stage run). Each stage runs in its own process group, killed whole
     # at the timeout: a hung pytest takes the redis-server it started with it.
@@ -152,8 +155,12 @@ def run_stages(cmds, root, env, timeout, every=False):
         if left <= 0:
             out.append("timeout: " + stage)
             break
-        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
+        out_f = open(logpath, "a") if logpath else subprocess.DEVNULL
+        if logpath:
+            out_f.write("== %s: %s\n" % (stage, " ".join(cmd)))
+            out_f.flush()
+        proc = subprocess.Popen(cmd, cwd=root, env=env, stdout=out_f, stderr=subprocess.STDOUT,
+                                start_new_session=True)
         try:
             rc = proc.wait(left)
         except subprocess.TimeoutExpired:
@@ -164,6 +171,8 @@ def run_stages(cmds, root, env, timeout, every=False):
             except OSError:
                 pass
             proc.wait()
+            if logpath:
+                out_f.close()
         if rc is None:
             out.append("timeout: " + stage)
             break
@@ -196,8 +205,12 @@ def curated(data, areas, root, env, timeout, log, every=False):
             with open(path, "w") as f:
                 f.write(src.replace(m["old"], m["new"]))
             t = time.monotonic()
+            logpath = os.path.join(LOGS, "%s-%d.log" % (name, data["curated"].index(m)))
+            os.makedirs(LOGS, exist_ok=True)
+            with open(logpath, "w") as f:
+                f.write("%s: %s\n" % (m["file"], m["why"]))
             try:
-                res = run_stages(cmds, root, env, timeout, every)
+                res = run_stages(cmds, root, env, timeout, every, logpath)
             finally:
                 with open(path, "w") as f:
                     f.write(src)
@@ -207,7 +220,8 @@ def curated(data, areas, root, env, timeout, log, every=False):
             n += not (eq and not killed)
             word = "KILLED" if killed else "EQUIV" if eq else "SURVIVED"
             log("%-8s %-5s %-26s %5.1fs  %s%s" % (word, name, m["file"], time.monotonic() - t, m["why"],
-                                                 "  [%s]" % res if killed else "  (%s)" % eq if eq else ""))
+                                                 "  [%s: %s]" % (res, os.path.relpath(logpath, ROOT)) if killed
+                                                 else "  (%s)" % eq if eq else ""))
             if killed and eq:
                 log("         ^ listed as equivalent but killed: fix tools/mutants.json")
         scores[name] = (k, n)
