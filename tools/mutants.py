@@ -245,11 +245,28 @@ def cr_env():
     return os.path.join(CR_VENV, "bin")
 
 
+# Run by the cosmic-ray venv's python: keeps 1 pending mutant in `every`, the same ones on
+# every run (ordered by file, position, operator, occurrence), marking the others skipped as
+# cosmic-ray's own filters do (WorkDB.set_result with a SKIPPED outcome).
+SAMPLE = """
+import sys
+from cosmic_ray.work_db import use_db, WorkDB
+from cosmic_ray.work_item import WorkResult, WorkerOutcome
+every = int(sys.argv[2])
+with use_db(sys.argv[1], WorkDB.Mode.open) as db:
+    items = sorted(db.pending_work_items, key=lambda w: [(m.module_path, tuple(m.start_pos), m.operator_name,
+                                                          m.occurrence) for m in w.mutations])
+    out = [w.job_id for i, w in enumerate(items) if i % every]
+    for j in out:
+        db.set_result(j, WorkResult(output="sampled out", worker_outcome=WorkerOutcome.SKIPPED))
+"""
+
+
 def toml_str(s):
     return json.dumps(s)  # a JSON string is a TOML basic string
 
 
-def tool(data, areas, root, env, timeout, log):
+def tool(data, areas, root, env, timeout, log, sample=1):
     bindir = cr_env()
     scores = {}
     for name in areas:
@@ -272,6 +289,9 @@ def tool(data, areas, root, env, timeout, log):
         subprocess.run([cr, "init", cfg, db], cwd=root, env=env, check=True, capture_output=True)
         subprocess.run([os.path.join(bindir, "cr-filter-operators"), db, cfg], cwd=root, env=env,
                        check=True, capture_output=True)
+        if sample > 1:
+            subprocess.run([os.path.join(bindir, "python"), "-c", SAMPLE, db, str(sample)], cwd=root, env=env,
+                           check=True)
         r = subprocess.run([cr, "baseline", cfg], cwd=root, env=env, capture_output=True, text=True)
         if r.returncode:
             log("BASELINE %s (cosmic-ray): the tests fail with no mutant: %s" % (name, r.stdout[-500:] + r.stderr[-500:]))
@@ -292,7 +312,8 @@ def tool(data, areas, root, env, timeout, log):
                 for mu in item["mutations"]:
                     log("SURVIVED %-5s %s:%s %s (occurrence %s)" % (
                         name, mu["module_path"], mu["start_pos"][0], mu["operator_name"], mu["occurrence"]))
-        log("cosmic-ray %s: %d mutants in %.0f s" % (name, n, time.monotonic() - t))
+        log("cosmic-ray %s: %d mutants in %.0f s%s" % (name, n, time.monotonic() - t,
+                                                       " (1 in %d of them)" % sample if sample > 1 else ""))
         scores[name] = (k, n)
     return scores
 
@@ -302,6 +323,8 @@ def main(argv=None):
     p.add_argument("--area", action="append", help="only this area (repeatable)")
     p.add_argument("--curated", action="store_true", help="only the curated mutants")
     p.add_argument("--tool", action="store_true", help="only cosmic-ray's mutants of the Python modules")
+    p.add_argument("--sample", type=int, default=1, metavar="K",
+                   help="cosmic-ray: run 1 mutant in K (the same ones every run; default 1: all)")
     p.add_argument("--check", action="store_true", help="check that the curated list applies, run nothing")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds a mutant's stages may take (default 120)")
     p.add_argument("--every-stage", action="store_true",
@@ -342,7 +365,7 @@ def main(argv=None):
                 return 1
             scores.update(("%s (curated)" % k, v) for k, v in s.items())
         if not a.curated:
-            s = tool(data, areas, root, env, a.timeout, log)
+            s = tool(data, areas, root, env, a.timeout, log, a.sample)
             if s is None:
                 return 1
             scores.update(("%s (cosmic-ray)" % k, v) for k, v in s.items())
