@@ -41,3 +41,24 @@ def test_sequences_at_the_natural_top_of_the_internal_range():
                     assert q.pop() == m[2]
                     assert (q.last_priority, q.last_seq) == (-m[0], m[3]), (first, start, m)
             assert q._nxt <= q._lim
+
+
+def test_the_last_internal_number_is_found_and_never_promoted_out_of_range():
+    # The internal counter's very last number (2**29 - 1, pushed just before renumbering):
+    # remove finds that ticket (the search starts above every internal number), and aging,
+    # which moves the oldest ticket *below* CRITICAL, leaves a CRITICAL one there alone
+    # (its key is the one nearest the class boundary).
+    for first in (0, M30 - 1):
+        q = TicketQueue(4, first)
+        fast_forward(q, (1 << 29) - 2)
+        q.push(7, 1)
+        s = q.push(8, 2)  # internal 2**29 - 1
+        assert s == (first + (1 << 29) - 1) % M30
+        assert q.remove(8) and len(q) == 1 and q.peek() == 7
+        assert not q.remove(8)
+        q = TicketQueue(4, first, 1)  # aging: a promotion after every pop
+        fast_forward(q, (1 << 29) - 2)
+        q.push(1, 3)
+        q.push(2, 3)  # internal 2**29 - 1, CRITICAL
+        assert q.pop() == 1
+        assert q.pop() == 2 and q.last_priority == 3 and q.last_seq == (first + (1 << 29) - 1) % M30
