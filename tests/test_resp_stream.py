@@ -30,6 +30,8 @@ class _Sock:
         self.cuts = sorted(cuts)
         self.step = step
         self.sent = b""
+        self.short = 0  # bytes a write leaves unsent (a short write)
+        self.closed = 0
 
     def settimeout(self, t):
         pass
@@ -38,8 +40,9 @@ class _Sock:
         pass
 
     def write(self, b):
-        self.sent += bytes(b)
-        return len(b)
+        n = len(b) - self.short
+        self.sent += bytes(b)[:n]
+        return n
 
     def readline(self):
         i = self.data.find(b"\n", self.pos)
@@ -61,7 +64,7 @@ class _Sock:
         return out
 
     def close(self):
-        pass
+        self.closed += 1
 
 
 class _Net:
@@ -155,3 +158,46 @@ def test_url_port_and_db_bounds_are_inclusive():
                 "redis://h:7/1073741824", "redis://h/-1"):
         e = raises(ValueError, R.from_url, bad)
         assert "port" in str(e) or "db" in str(e), (bad, e)
+
+
+def test_defaults_and_a_bracketed_host_followed_by_junk():
+    R = _resp().Redis
+    c = R()
+    assert (c.host, c.port, c.timeout, c.db, c.password, c.username) == ("127.0.0.1", 6379, 10, 0, None, None)
+    u = R.from_url("redis://h")
+    assert (u.host, u.port, u.timeout, u.db) == ("h", 6379, 10, 0)
+    assert R.from_url("redis://h", 2.5).timeout == 2.5
+    for bad in ("redis://[::1]x7", "redis://[::1]x", "redis://[::1]7"):
+        raises(ValueError, R.from_url, bad)
+
+
+def test_a_short_write_or_a_reply_that_is_no_resp2_is_a_network_failure():
+    # Both close the connection and raise OSError saying what went wrong; the next command
+    # connects again.
+    r = _resp()
+    s = _Sock(b"+OK\r\n")
+    s.short = 1
+    e = raises(OSError, _run, s, lambda c: c.execute_command("PING"))
+    assert "short write" in str(e) and s.closed
+    s = _Sock(b"!weird\r\n+OK\r\n")
+
+    def two(c):
+        e = raises(OSError, c.execute_command, "PING")
+        assert "not RESP2" in str(e) and "weird" in str(e), e
+        assert s.closed  # the file and the socket: one object here
+        return c.execute_command("PING"), c.connects
+
+    assert _run(s, two) == (b"OK", 2)
+    assert not isinstance(e, r.RespError)
+
+
+def test_close_closes_the_socket_and_the_next_command_connects_again():
+    s = _Sock(b"+A\r\n+B\r\n")
+
+    def go(c):
+        assert c.execute_command("PING") == b"A" and s.closed == 0
+        c.close()
+        assert s.closed >= 1
+        return c.execute_command("PING"), c.connects
+
+    assert _run(s, go) == (b"B", 2)
