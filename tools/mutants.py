@@ -309,9 +309,11 @@ def tool(data, areas, root, env, timeout, log, sample=1):
             killed = result.get("test_outcome") != "survived"
             k += killed
             if not killed:
+                change = [x[1:].strip() for x in (result.get("diff") or "").splitlines()
+                          if x[:1] in "+-" and x[:3] not in ("+++", "---") and x[1:].strip()]
                 for mu in item["mutations"]:
-                    log("SURVIVED %-5s %s:%s %s (occurrence %s)" % (
-                        name, mu["module_path"], mu["start_pos"][0], mu["operator_name"], mu["occurrence"]))
+                    log("SURVIVED %-5s %s:%s %s: %s" % (name, mu["module_path"], mu["start_pos"][0],
+                                                        mu["operator_name"][5:], "  ->  ".join(change)))
         log("cosmic-ray %s: %d mutants in %.0f s%s" % (name, n, time.monotonic() - t,
                                                        " (1 in %d of them)" % sample if sample > 1 else ""))
         scores[name] = (k, n)
