@@ -167,6 +167,7 @@ def test_defaults_and_a_bracketed_host_followed_by_junk():
     u = R.from_url("redis://h")
     assert (u.host, u.port, u.timeout, u.db) == ("h", 6379, 10, 0)
     assert R.from_url("redis://h", 2.5).timeout == 2.5
+    assert R.from_url("redis://h/").db == 0 and R.from_url("redis://h:7/").port == 7  # db left empty
     for bad in ("redis://[::1]x7", "redis://[::1]x", "redis://[::1]7"):
         raises(ValueError, R.from_url, bad)
 
