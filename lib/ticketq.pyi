@@ -213,7 +213,9 @@ class TicketQueue:
     _k: array  # keys, ((1 - class) << 29) + internal sequence, slots 0 .. len - 1
     _d: array  # job ids, ~id once aging promoted the ticket
     _n: int
-    _nxt: int  # the next internal sequence number
+    _nxt: int  # the next internal sequence number (tests fast-forward a queue holding no
+    # CRITICAL ticket by adding to it: as that many CRITICAL pushes each popped at once, the
+    # digest and last_* aside; below _lim, so no renumbering is skipped)
     _nb: int  # outside sequence = internal + _nb, modulo 2**30
     _lim: int  # the internal counter's limit (tests narrow it)
     _left: int  # pops to the next promotion

@@ -139,8 +139,9 @@ class FleetQueue:
         set last_priority, last_seq, last_deliveries, last_pop (and last_lease).
 
         lease_ms 0: the ticket leaves the queue (TicketQueue.pop). 1 <= lease_ms < 2**30: it
-        is leased until the server's TIME + lease_ms; ack(last_lease) ends it, otherwise it
-        comes back to its place. QueueEmpty if nothing is queued. A pop whose reply was lost
+        is leased until the server's TIME + lease_ms (ms; held while TIME is below that end,
+        run out from the ms it reaches it); ack(last_lease) ends it, otherwise it comes back
+        to its place. QueueEmpty if nothing is queued. A pop whose reply was lost
         (a network error, an interrupt) is sent again, the same, by the next pop, and the
         server replays it while it still holds: a ticket taken without a lease, or a lease
         that delivery still holds. If that lease ran out meanwhile (or was acked, released

@@ -48,7 +48,8 @@ class Redis:
         """``redis://[[user]:password@]host[:port][/db]`` (a user logs in as that ACL user,
         as with redis-py; the password may hold ":"), an IPv6 host in brackets
         (``redis://[::1]:6379/0``): ValueError for another scheme, an unclosed bracket, or
-        naming a port (1..65535) or db that is not a number in range."""
+        naming a port (1..65535) or db (0..2**30-1) that is not a number in range, bounds
+        included."""
 
     def connect(self) -> None:
         """(Re)connect now: AUTH and SELECT as configured. OSError if it cannot."""

@@ -52,4 +52,4 @@ def test_board_client_contract_on_the_unix_port():
 
 
 def test_board_client_lanes_contract_on_the_unix_port():
-    run_on_the_unix_port(["test_fleet_lanes_contract"], 7, 2)
+    run_on_the_unix_port(["test_fleet_lanes_contract"], 8, 2)

@@ -70,3 +70,26 @@ def test_fixed_width_members_order_ids_as_numbers():
         q.push(i, 1)
     assert [q.pop() for _ in ids] == ids
     q.destroy()
+
+
+def test_aging_promotes_the_oldest_across_the_counter_carry():
+    # Aging promotes the oldest ticket below CRITICAL (pushed first: ticketq.pyi). Across the
+    # carry a ticket pushed before it has the larger low part of its counter (lo near 2**30,
+    # hi 0) than one pushed after it (lo 0, hi 1): it is still the older one, and the fleet
+    # queue promotes it as a TicketQueue with the same pushes does.
+    from ticketq import TicketQueue
+
+    srv = host_only()
+    conn = srv.client()
+    for hi in (0, 2 ** 31 - 1):  # the first carry, and one where hi crosses 2**31 (#2597)
+        q = FleetQueue(conn, fleet_server.fresh_name("agecarry"), 16, aging=1)
+        conn.hset(q.keys[0], mapping={"hi": hi, "lo": M30 - 2})
+        t = TicketQueue(16, M30 - 2, 1)
+        for i, c in ((1, 0), (2, 0), (3, 1), (4, 2), (5, 1), (6, 0)):  # 3.. after the carry
+            assert q.push(i, c) == t.push(i, c)
+        got = [(q.pop(), q.last_priority, q.last_seq) for _ in range(6)]
+        want = [(t.pop(), t.last_priority, t.last_seq) for _ in range(6)]
+        assert got == want, (hi, got, want)
+        assert got[:2] == [(4, 2, 1), (1, 1, M30 - 2)], got  # 1, not 3, was promoted first
+        assert q.digest == t.digest
+        q.destroy()

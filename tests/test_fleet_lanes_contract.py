@@ -65,6 +65,26 @@ def test_same_schedule_as_lanequeue():
     f.destroy()
 
 
+def test_thirty_lanes_through_the_clients_own_table():
+    # Every lane a lane queue can have (30): the server sends its table as one base-32 digit
+    # a lane, and lanes 10..29 are the letters a..t. The client's own decoding (f.table)
+    # must give ticketq_lanes.table's lanes, and a schedule over all 30 lanes the same pops.
+    from ticketq_lanes import table
+
+    w = [1 + (l * 7) % 5 for l in range(30)]
+    f, c = _lanes("l30", 90, w)
+    t = LaneQueue(90, w)
+    assert list(f.table) == list(table(w)) == list(t._tb)
+    assert sorted(set(f.table)) == list(range(30))
+    for i in range(60):
+        _same(t, f, "push", i, i % 2, 29 - (i % 30))
+    for _ in range(60):
+        assert _same(t, f, "pop")[0] == "ok"
+        assert (t.last_priority, t.last_seq, t.last_lane) == (f.last_priority, f.last_seq, f.last_lane)
+    assert f.digest == t.digest
+    f.destroy()
+
+
 def test_an_expired_lease_comes_back_into_its_lane_in_place_with_no_extra_turn():
     f, c = _lanes("llease", 8, [1, 1])
     for i, l in ((1, 0), (2, 0), (3, 1), (4, 1)):

@@ -157,3 +157,52 @@ def test_wait_hint_is_the_next_lease_expiry():
     assert 0 < i["next_expiry_ms"] <= 5000
     q.ack(q.last_lease)
     assert q.info()["next_expiry_ms"] == -1
+
+
+def _server_ms(conn):
+    # The server's TIME in ms, as the library's Lua reads it (s * 1000 + floor(us / 1000)).
+    s, us = conn.time()
+    return s * 1000 + us // 1000
+
+
+def test_a_lease_has_run_out_when_the_servers_clock_reaches_its_end():
+    # A lease taken or touched at TIME t for L ms is held while the server's clock (ms) is
+    # below t + L; at t + L it has run out, and the next call puts the ticket back. The
+    # test learns t exactly (TIME read before and after touch in the same ms), waits for
+    # the server's clock to reach t + 1 and pops at once; when TIME read after that pop is
+    # still t + 1, the pop ran with its `now` equal to the lease's end. Every round checks
+    # the contract; the exact ones (most, on an idle machine) check the boundary itself.
+    from ticketq import QueueEmpty as Empty
+
+    q = queue(max_deliveries=0)
+    conn = fleet_server.shared().client()
+    q.push(1, 1)
+    assert q.pop(LONG) == 1
+    exact = 0
+    for _ in range(200):
+        tok = q.last_lease
+        before = _server_ms(conn)
+        assert q.touch(tok, 1)
+        if _server_ms(conn) != before:
+            # its end is not known to the ms: hold it again (it may have run out already)
+            if not q.touch(tok, LONG):
+                assert q.pop(LONG) == 1
+            continue
+        end = before + 1
+        now = _server_ms(conn)
+        while now < end:
+            now = _server_ms(conn)
+        try:
+            got = q.pop(LONG)  # reaps first: the lease ran out, the ticket is back
+        except Empty:
+            got = None
+        after = _server_ms(conn)
+        assert got == 1, (now, end, after)
+        if now == after == end:
+            exact += 1
+            if exact == 5:
+                break
+    if not exact:
+        skip("no call landed in the lease's last ms in 200 tries (a busy machine)")
+    assert q.ack(q.last_lease)
+    q.destroy()
