@@ -3,8 +3,7 @@
 # CPython, and the lines must be equal. It folds in what each call returns (push's sequence
 # numbers, pop/peek's ids, remove's bool, len, last_priority, last_seq), the errors raised
 # (QueueFull, QueueEmpty) and the digest, so a wrong value anywhere shows. Small ints only.
-# Not a test module (no test_*): pytest and mprun pass it by; tests/test_mcu_stream.py pins
-# it on CPython.
+# Not a test module (no test_*); tests/test_mcu_stream.py pins its line on every interpreter.
 from ticketq import TicketQueue, QueueFull, QueueEmpty
 from rng import Rng
 
