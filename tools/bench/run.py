@@ -100,8 +100,8 @@ def config(interp, quick):
     if interp in QEMU:
         # both paths against the firmware's own C heapq, on tuples and on packed ints; one
         # capacity (QEMU runs a few times slower than the unix port here)
-        c.update(impls=["tq", "tqb", "hqt", "hqi"], caps=(256,), sweep_cap=256, sweep=(0, 16, 128, 255),
-                 n=4000, reps=5, warm=4000)
+        c.update(impls=["tq", "tqb", "hqt", "hqi"], caps=(256,), sweep_cap=256, sweep=(0, 128, 255),
+                 n=2000, reps=5, warm=2000)
         if quick:
             c.update(sweep=(0, 128), n=400, reps=3, warm=400, long_n=0)
         return c
