@@ -512,7 +512,7 @@ class Run:
 BATCH = 30  # test modules per mpremote call: each call starts on a freshly soft-reset heap
 
 
-def run_on_board(run, log=say, timeout=300, verbose=False):
+def run_on_board(run, log=say, timeout=180, verbose=False):
     """Start the route's firmware under QEMU, mount the route's folder and run, BATCH
     modules per `mpremote mount DIR exec ...` (each after a soft reset: a fresh heap, as
     fragments left by 30 modules can fail a 1 KB allocation on 192 KB), the probe, the op
@@ -537,10 +537,15 @@ def run_on_board(run, log=say, timeout=300, verbose=False):
                 # within the board's 1 s (a loaded machine): the board says "timeout waiting
                 # for remote" and nothing after it means anything. A transport fault, not a
                 # test result: that batch runs once more on a fresh board, and it is said.
-                if attempt == 1 and any("timeout waiting for remote" in l for l in lines):
+                # On a machine loaded far past its cores, a board and mpremote were also seen
+                # to wait on each other for good, mpremote idle: the same fault, the same
+                # remedy. A batch that hangs again fails (a crashed board hangs every time).
+                lost = any("timeout waiting for remote" in l for l in lines)
+                if attempt == 1 and (lost or rc is None):
                     run.retried += 1
-                    log("  (%s: mpremote mount lost a request; running %s..%s again on a fresh board)"
-                        % (run.name, batch[0] if batch else "", batch[-1] if batch else ""))
+                    log("  (%s: %s; running %s..%s again on a fresh board)" % (
+                        run.name, "mpremote mount lost a request" if lost else
+                        "no end within %d s" % timeout, batch[0] if batch else "", batch[-1] if batch else ""))
                     continue
                 break
             parse(run, lines, rc)
@@ -673,7 +678,7 @@ def stage(targets, routes, paths, full=False, modules=None, jobs=2, verbose=Fals
         log("%-30s %3d passed, %d failed, %3d skipped  %5.1f s%s%s%s" % (
             run.name, *(run.counts or (0, 0, 0)), run.secs,
             "  (bytecode path: ticketq.WHY %s)" % run.fallback if run.fallback else "",
-            "  (%d batch(es) run again: mpremote mount lost a request)" % run.retried if run.retried else "",
+            "  (%d batch(es) run again after a transport fault)" % run.retried if run.retried else "",
             "" if not (fails or run.problems) else "  FAILED: " + "; ".join(
                 sorted(set(run.problems)) + fails[:8] + (["..."] if len(fails) > 8 else []))))
         return run
