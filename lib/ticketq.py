@@ -127,6 +127,6 @@ class TicketQueue(QueueBase):
 # measured with tools/devtest.py --emulate microbit; this keeps the old layout.)
 PATH = "bytecode"
 try:
-    from ticketq_viper import TicketQueue, PATH
-except (ImportError, Exception):
-    pass
+    from ticketq_viper import TicketQueue, PATH, WHY
+except (ImportError, Exception) as e:
+    WHY = str(e)  # why not viper (None when it is): its import's error, self-check included

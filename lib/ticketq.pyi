@@ -38,7 +38,11 @@ unix port) ``TicketQueue`` is the viper class of ``ticketq_viper`` (push, pop, p
 len as ``@micropython.viper`` code, ~10x the bytecode speed, docs/speed.md); elsewhere
 (the WebAssembly VM, the micro:bit, CPython, and a 64-bit unix port) it is the bytecode
 class, as it is wherever ``ticketq_viper`` fails to load for any reason (an exception of
-any kind while importing it: no emitter, a corrupt or foreign ``.mpy``, MemoryError).
+any kind while importing it: no emitter, a corrupt or foreign ``.mpy``, MemoryError, or its
+own self-check: ``ticketq_viper`` checks its class at import, ~0.1 ms on the unix port, and
+refuses to load when a viper method takes an argument too many or gets a short fixed run
+of pushes and pops wrong, as frozen armv6m code at an address 2 mod 4 does). ``WHY`` says
+why.
 ``ticketq_lanes.LaneQueue`` stands on the bytecode class on every path. Both keep this contract exactly: same results, digest, errors, renumbering and
 aging, no allocation. To force the bytecode path (tests, benchmarks), block the viper
 module before the first ``import ticketq``: ``sys.modules["ticketq_viper"] = None``.
@@ -52,7 +56,7 @@ trace of the last pops (``Trace``) and states the aging bound (``max_wait``).
 """
 
 from array import array
-from typing import Any
+from typing import Any, Optional
 
 LOW: int  # 0
 NORMAL: int  # 1
@@ -61,6 +65,15 @@ CRITICAL: int  # 3: pops first
 
 PATH: str
 """The hot path in use: ``"viper"`` (ticketq_viper) or ``"bytecode"``; see "Hot paths"."""
+
+WHY: Optional[str]
+"""Why ``PATH`` is ``"bytecode"``: ``None`` on the viper path, else ``str()`` of the exception
+that kept ``ticketq_viper`` out (its message; empty only for an exception raised without
+one). E.g. ``"no module named 'ticketq_viper'"`` (the micro:bit), ``"invalid micropython
+decorator"`` (the WebAssembly VM), ``"ticketq_viper: 32-bit ports only"`` (CPython, a 64-bit
+unix port), ``"can't import name TicketQueue"`` (MicroPython with the bytecode path forced),
+``"ticketq_viper: self-check failed: ..."`` (the import's self-check found the viper class
+wrong: docs/armv6m-frozen-viper.md). Set once, at the first ``import ticketq``."""
 
 __version__: str
 """The library's version, ``"MAJOR.MINOR.PATCH"``: the same in ``package.json`` (mip),

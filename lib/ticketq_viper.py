@@ -19,6 +19,17 @@
 #
 # Every value that leaves viper (returned, stored, passed to a helper) is a small int:
 # keys, ids and sequence numbers stay within -2**30 <= v < 2**30 as in the bytecode path.
+#
+# No constant in the viper code needs a literal pool on armv6m (Cortex-M0/M0+: RP2040), and
+# no viper function is long enough for a jump over 2 KB: frozen into an armv6m firmware
+# (mpy-cross -march=armv6m through a manifest), a function whose code the linker puts at an
+# address 2 mod 4 loads every such constant wrong (0x3FFFFFFF came back as -8191) and
+# jumps to a wrong address on such a jump (docs/armv6m-frozen-viper.md). A constant needs
+# the pool when, as a machine word (a viper int; 2v+1 when it goes out as an object),
+# neither it nor its negation fits 0..0xFFFF or is 8 bits shifted left: so the masks are
+# shifts here (uint(x << 2) >> 2 for x & 0x3FFFFFFF), and 0x3FFFFFFF as an object is the
+# global _IDMAX. tests/test_viper_guard.py scans mpy-cross's armv6m code of this module
+# for those sequences, and selfcheck() below runs at import as the guard for the rest.
 import sys
 
 if sys.maxsize >> 32:
@@ -49,8 +60,8 @@ _KA = const(11)  # the address of _k's items (see _bind)
 _DA = const(12)  # the address of _d's items
 _SLOTS = const(13)
 
-_MASK = const(0x3FFFFFFF)
-_SMASK = const(0x1FFFFFFF)
+_MASK = const(0x3FFFFFFF)  # in bytecode methods only (see the top)
+_IDMAX = 0x3FFFFFFF  # the same for viper code: a global object, no literal pool
 _THIRTY = 30  # an object, for the argument test (viper shifts objects by objects only)
 
 
@@ -163,7 +174,7 @@ class TicketQueue(BytecodeQueue):
         except TypeError:
             pass
         if uint(p) > uint(3):
-            job_id = _int(job_id, 0, _MASK, "job id")
+            job_id = _int(job_id, 0, _IDMAX, "job id")
             priority = _int(priority, 0, 3, "priority")
             p = int(priority)
         j = int(job_id)
@@ -190,8 +201,9 @@ class TicketQueue(BytecodeQueue):
             i = h
         k[i] = key
         d[i] = j
-        q += s[_NB]
-        return q if q >= 0 else q + _MASK + 1
+        # (q + _nb) mod 2**30, as the bytecode path's `q if q >= 0 else q + _MASK + 1` for
+        # -2**30 <= q < 2**30: the low 30 bits, by shifts (no literal pool: see the top).
+        return int(uint((q + s[_NB]) << 2) >> 2)
 
     @micropython.viper
     def pop(self) -> int:
@@ -222,9 +234,8 @@ class TicketQueue(BytecodeQueue):
             k[h] = x
             d[h] = v
         c = 1 - (key >> 29)
-        q = (key & _SMASK) + s[_NB]
-        if q < 0:
-            q = q + _MASK + 1  # left to right: 2**30 is no small int
+        # (key & _SMASK) + _nb, then mod 2**30 as in push: shifts, not masks (see the top)
+        q = int(uint((int(uint(key << 3) >> 3) + s[_NB]) << 2) >> 2)
         s[_LP] = c
         s[_LS] = q
         p = 0
@@ -232,13 +243,72 @@ class TicketQueue(BytecodeQueue):
             i = ~i
             p = 1
         # The digest of ticketq.py, on machine words: every intermediate is below 2**30.
+        # (g & 0x1FFFFFF) << 5 is uint(g << 7) >> 2 for 0 <= g < 2**30 (see the top).
         g = s[_DIG]
-        g = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ i
-        s[_DIG] = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ q ^ c << 28
+        g = (int(uint(g << 7) >> 2) | g >> 25) ^ i
+        s[_DIG] = (int(uint(g << 7) >> 2) | g >> 25) ^ q ^ c << 28
         if s[_SLOW]:
             self._tail(i, c, q, bool(p), n)
         return i
 
+
+def _run(Q, out):
+    # One short fixed run through every branch of push and pop that holds a constant:
+    # sequence numbers either side of the 2**30 wrap, a renumbering (narrow _lim), every
+    # class, sift-up and sift-down, peek, len, last_seq, last_priority and the digest.
+    q = Q(4, 0x3FFFFFFD)
+    q._lim = 4
+    for j, p in ((7, 1), (9, 3), (0x3FFFFFFF, 0), (5, 2), (3, 1)):
+        if len(q) == 4:
+            out.append(q.pop())
+            out.append(q.last_seq)
+            out.append(q.last_priority)
+        out.append(q.push(j, p))
+    out.append(q.peek())
+    out.append(len(q))
+    while len(q):
+        out.append(q.pop())
+        out.append(q.last_seq)
+        out.append(q.last_priority)
+    out.append(q.digest)
+
+
+def selfcheck(Q=None):
+    # None when class Q (default: this module's TicketQueue) refuses an argument too many
+    # on each viper method and gives the bytecode class's answers on _run, else the reason
+    # (a str). The arity check is the one literal-pool load no source can avoid: every
+    # viper function with arguments loads its signature from one, so on a misplaced frozen
+    # armv6m function it lets extra arguments through, silently (see the top).
+    Q = Q or TicketQueue
+    q = Q(4)
+    q.push(1, 1)
+    for m, a in (("_bind", ()), ("__len__", ()), ("peek", ()), ("push", (2, 1)), ("pop", ())):
+        try:
+            getattr(q, m)(*(a + (0,)))
+        except TypeError:
+            continue
+        except Exception:  # noqa: BLE001
+            pass
+        return "ticketq_viper: self-check failed: %s took an argument too many" % m
+    b = []
+    _run(BytecodeQueue, b)
+    v = []
+    try:
+        _run(Q, v)
+    except Exception as e:  # noqa: BLE001 (any failure is a reason)
+        v.append(repr(e))
+    for n in range(len(b)):
+        if n >= len(v) or v[n] != b[n]:
+            return "ticketq_viper: self-check failed at step %d: %r, not %r" % (
+                n, v[n] if n < len(v) else None, b[n])
+    return None
+
+
+# The guard: a viper class that gets the run wrong is no hot path. ticketq catches this
+# ImportError, keeps its bytecode class and says why in ticketq.WHY.
+WHY = selfcheck()
+if WHY:
+    raise ImportError(WHY)
 
 # Imported before ticketq (`import ticketq_viper` first): ticketq, imported above, found
 # this module half made, fell back to its bytecode class and would keep it for the whole
@@ -247,3 +317,4 @@ _t = sys.modules.get("ticketq")
 if _t is not None and _t.TicketQueue is BytecodeQueue:
     _t.TicketQueue = TicketQueue
     _t.PATH = PATH
+    _t.WHY = WHY

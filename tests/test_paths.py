@@ -24,8 +24,17 @@ def viper_expected():
             and not sys.maxsize >> 32 and not forced())
 
 
+def misplaced_armv6m():
+    # Frozen armv6m code (mpy-tool aligns it to 2 bytes): a viper function at an address
+    # 2 mod 4 lets extra arguments through, so the import self-check keeps the bytecode
+    # path (docs/armv6m-frozen-viper.md). Wrong answers there are no excuse: only this.
+    arch = getattr(sys.implementation, "_mpy", 0) >> 10
+    return arch == 4 and ticketq.WHY is not None and "took an argument too many" in ticketq.WHY
+
+
 def test_the_path_in_use():
-    assert ticketq.PATH == ("viper" if viper_expected() else "bytecode")
+    if not misplaced_armv6m():
+        assert ticketq.PATH == ("viper" if viper_expected() else "bytecode"), ticketq.WHY
     q = ticketq.TicketQueue(4)
     q.push(1, ticketq.HIGH)
     assert q.pop() == 1 and isinstance(q, ticketq.TicketQueue)
@@ -46,7 +55,9 @@ def outcome(f, *args):
 
 
 def stream(Q, seed, cap, first_seq, aging, lim, trace):
-    # One seeded stream on a fresh queue of class Q: [outcome, ...] and the final state.
+    # One seeded stream on a fresh queue of class Q: its outcomes one by one, then the final
+    # state (a generator: the test compares two in step, holding no log, so that it fits
+    # a QEMU board's ~130 KB heap).
     q = Q(cap, first_seq, aging)
     if lim:
         q._lim = lim
@@ -54,37 +65,35 @@ def stream(Q, seed, cap, first_seq, aging, lim, trace):
         from ticketq_audit import Trace
         q.trace = Trace(5)
     r = Rng(seed)
-    log = []
     for step in range(1500):
         op = r.next(24)
         if op < 9:
-            log.append(outcome(q.push, r.next(30), r.next(4)))
+            yield outcome(q.push, r.next(30), r.next(4))
         elif op < 15:
-            log.append(outcome(q.pop))
-            log.append((q.last_priority, q.last_seq, q.digest))
+            yield outcome(q.pop)
+            yield (q.last_priority, q.last_seq, q.digest)
         elif op < 17:
-            log.append(outcome(q.remove, r.next(30)))
+            yield outcome(q.remove, r.next(30))
         elif op < 18:
-            log.append(outcome(q.peek))
+            yield outcome(q.peek)
         elif op < 19:
-            log.append((len(q), bool(q), q.full(), repr(q)))
+            yield (len(q), bool(q), q.full(), repr(q))
         elif op < 20:
             b = BAD[r.next(len(BAD))]
-            log.append(outcome(q.push, b, 1) + outcome(q.push, 1, b) + outcome(q.remove, b))
+            yield outcome(q.push, b, 1) + outcome(q.push, 1, b) + outcome(q.remove, b)
         elif op < 21:
-            log.append(outcome(q.push, Num(r.next(30)), Num(r.next(4))))
+            yield outcome(q.push, Num(r.next(30)), Num(r.next(4)))
         elif op < 22 and r.next(8) == 0:
             q.clear()
         elif op < 23:
             q.aging = r.next(3) if aging else 0
         else:
             check_heap(q)
-            log.append(snapshot(q))
+            yield snapshot(q)
     check_heap(q)
-    log.append(snapshot(q))
+    yield snapshot(q)
     if trace:
-        log.append((q.trace.count, q.trace.entries()))
-    return log
+        yield (q.trace.count, q.trace.entries())
 
 
 def test_viper_and_bytecode_agree_on_every_operation():
@@ -100,10 +109,16 @@ def test_viper_and_bytecode_agree_on_every_operation():
     for args in ((1, 8, 0, 0, 0, 0), (2, 5, 0x3FFFFFF0, 3, 64, 1), (3, 32, 100, 1, 0, 1),
                  (4, 3, 0x3FFFFFFE, 0, 16, 0), (5, 64, 0, 2, 256, 1)):
         a = stream(V, *args)
-        b = stream(B, *args)
-        assert len(a) == len(b)
-        for i in range(len(a)):
-            assert a[i] == b[i], (args, i, a[i], b[i])
+        i = 0
+        for y in stream(B, *args):
+            x = next(a)
+            assert x == y, (args, i, x, y)
+            i += 1
+        try:
+            x = next(a)
+        except StopIteration:
+            x = None
+        assert x is None and i > 1500, (args, i, x)
 
 
 class Broken:

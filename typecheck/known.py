@@ -36,7 +36,7 @@
     # --- lib/ticketq.py: the viper class replaces the bytecode one where it compiles
     {"kind": "fp", "targets": "*",
      "file": "lib/ticketq.py", "rule": "reportAssignmentType",
-     "line": "from ticketq_viper import TicketQueue, PATH",
+     "line": "from ticketq_viper import TicketQueue, PATH, WHY",
      "why": "ticketq_viper.TicketQueue subclasses this TicketQueue with the same API (the "
             "stub's); the import is guarded by try/except Exception"},
     # --- lib/ticketq_async.py: asyncio or uasyncio, sleep_ms or CPython's sleep

@@ -12,7 +12,7 @@
 #   new name ~10 B (and the 61st, 141st... interned name a new table of 336, 656... B);
 #   compiling a module needs about three times its stripped size free for a moment, and
 #   the heap must keep a free 0.5 KB block for the REPL to parse a line.
-#   import ticketq (ticketq, ticketq_heap, ticketq_base)  4816 B  -> 4992 B free
+#   import ticketq (ticketq, ticketq_heap, ticketq_base)  4864 B  -> 4944 B free
 #   q = ticketq.TicketQueue(32)                          848 B  (arrays 2 x 144 B)
 #   import ticketq_deadline (Deadline, ticks_*)          1248 B  (with a 336 B name table)
 #   import worker                                       ~2000 B  (needs ~5.4 KB free to
