@@ -8,7 +8,7 @@ import sys
 import ticketq
 from qcheck import check_heap, snapshot
 from rng import Rng
-from support import IS_MICROPYTHON, need_heap, skip
+from support import IS_MICROPYTHON, skip
 
 
 def forced():
@@ -103,7 +103,6 @@ def test_viper_and_bytecode_agree_on_every_operation():
         import ticketq_viper
     except (ImportError, SyntaxError) as e:
         skip("no viper path here (%s): the bytecode path is the only one" % e)
-    need_heap(900 * 1024, "two logs of 1500 ops")
     V, B = ticketq_viper.TicketQueue, ticketq_viper.BytecodeQueue
     assert V is not B and issubclass(V, B)
     for args in ((1, 8, 0, 0, 0, 0), (2, 5, 0x3FFFFFF0, 3, 64, 1), (3, 32, 100, 1, 0, 1),
