@@ -579,7 +579,7 @@ def parse(run, lines, rc):
                         path, run.path, why[0] if why else "no reason given"))
             if not want_file(tq):
                 run.problems.append("ticketq came from %s, not the %s route" % (tq, run.route))
-            if run.path == "viper" and not want_file(tv):
+            if path == "viper" and not want_file(tv):  # (after a fallback it is not loaded)
                 run.problems.append("ticketq_viper came from %s, not the %s route" % (tv, run.route))
         elif line.startswith("STREAM "):
             if run.stream and run.stream != line:
