@@ -239,3 +239,38 @@ def test_speed_doc_table_is_the_committed_results():
     for name, q in zip(names, quoted[0]):
         digits = len(q.split(".")[1])
         assert q == "%.*f" % (digits, speed[name]), (name, q, speed[name])
+
+
+def test_isa_table_figures_are_computed_from_the_results():
+    # issue 18's table: speed against the firmware's heapq (tuples, ints) at 128 of 256,
+    # bytes per pair and the 1.2x target, from results.json's runs alone
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    bench = _bench()
+    raw = {"qemu-armv7m": {"ratio": {"tq/256/128": 0.5, "tqb/256/128": 4.0, "hqi/256/128": 0.25},
+                           "alloc_per_pair": {"tq": [0.0, 0.0], "tqb": [32.0, 1.0]},
+                           "misc": {"'path'": "viper"}},
+           "qemu-rv32": {"config": {}, "error": "no firmware"}}
+    rows = [[c.strip() for c in r.strip("|").split("|")] for r in bench.isa_rows(raw)]
+    title = bench.TITLES["qemu-armv7m"]
+    assert rows[0] == [title, "auto (viper)", "2.0x faster", "2.0x slower", "0", "not met (2.00x)"], rows
+    assert rows[1] == [title, "bytecode (forced)", "4.0x slower", "16.0x slower", "32", "—"], rows
+    assert rows[2][:2] == [bench.TITLES["qemu-rv32"], "not run: no firmware"], rows
+    raw["qemu-armv7m"]["ratio"]["hqi/256/128"] = 0.45  # 0.5 / 0.45 = 1.11x the time of heapq on ints
+    assert bench.isa_rows(raw)[0].endswith("| met |")
+
+
+def test_committed_isa_table_comes_from_the_committed_results():
+    # BENCHMARKS.md's ISA rows are exactly what tools/bench/results.json gives
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    import json
+    import os
+
+    bench = _bench()
+    raw = json.load(open(os.path.join(bench.HERE, "results.json")))["runs"]
+    md = open(os.path.join(bench.ROOT, "BENCHMARKS.md")).read()
+    rows = bench.isa_rows(raw)
+    assert len(rows) == 6, "results.json has no run of the three QEMU targets"
+    for row in rows:
+        assert row in md.splitlines(), row

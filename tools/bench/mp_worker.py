@@ -8,12 +8,20 @@
 import sys
 import json
 
-steps = json.loads(sys.stdin.read())
-env = {"__name__": "__bench__"}
-for i in range(len(steps)):
-    print("\x02%d" % i)
-    try:
-        exec(steps[i], env)
-        print("\x03ok")
-    except Exception as e:
-        print("\x03err %s: %s" % (type(e).__name__, e))
+
+
+def run(steps):
+    env = {"__name__": "__bench__"}
+    for i in range(len(steps)):
+        print("\x02%d" % i)
+        try:
+            exec(steps[i], env)
+            print("\x03ok")
+        except Exception as e:
+            print("\x03err %s: %s" % (type(e).__name__, e))
+
+
+# On MicroPython's QEMU firmware (tools/mcu.py) run.py imports this module over `mpremote
+# mount` and calls run() on the steps it reads from a mounted steps.json.
+if __name__ == "__main__":
+    run(json.loads(sys.stdin.read()))

@@ -6,7 +6,7 @@
                                                    # docs/bench-memory.png and
                                                    # tools/bench/results.json
     .venv/bin/python tools/bench/run.py --quick    # seconds-long smoke run into build/bench/
-    options: --interp cpython,vm,unix,microbit  --out DIR  --no-plot
+    options: --interp cpython,vm,unix,microbit,qemu-armv6m,qemu-armv7m,qemu-rv32  --out DIR  --no-plot
 
 The kernels are in tools/bench/tqbench.py, one module that runs unchanged on CPython, the
 MicroPython WebAssembly VM, the MicroPython unix port and the micro:bit. This script sends
@@ -18,6 +18,10 @@ one's printed output back":
   unix      `micropython tools/bench/mp_worker.py`: the 32-bit unix port that tools/mpunix.py
             finds (viper and native emitters, like rp2/esp32/stm32 boards), with both of
             ticketq's hot paths side by side: the default (viper) and the bytecode class
+  qemu-armv6m, qemu-armv7m, qemu-rv32
+            MicroPython's QEMU firmware (tools/mcu.py: Cortex-M0, Cortex-M3, RV32IMC), ticketq
+            frozen with viper=True, tqbench.py and mp_worker.py over `mpremote mount`; both
+            hot paths against the firmware's C heapq (the "Microcontroller ISAs" table)
   microbit  an emulated BBC micro:bit v1 (tools/emu.py: QEMU + MicroPython 1.9.2) over
             mpremote; sources are uploaded stripped, and only what a phase needs
             (tools/bench/shake.py), because the board has ~9.6 KB of heap
@@ -57,8 +61,16 @@ TITLES = {
     "unix": "MicroPython unix port (32-bit)",
     "microbit": "micro:bit v1, emulated",
 }
-ORDER = ("cpython", "vm", "unix", "microbit")
-MICROPYTHONS = ("vm", "unix", "microbit")
+# MicroPython's QEMU firmware of tools/mcu.py, ticketq frozen with viper=True: --interp name
+# -> tools/mcu.py target
+QEMU = {"qemu-armv6m": "armv6m", "qemu-armv7m": "armv7m", "qemu-rv32": "rv32imc"}
+TITLES.update({
+    "qemu-armv6m": "Cortex-M0 (armv6m, RP2040's ISA) under QEMU",
+    "qemu-armv7m": "Cortex-M3 (armv7m, RP2350/stm32's ISA) under QEMU",
+    "qemu-rv32": "RISC-V rv32imc (ESP32-C3's ISA) under QEMU",
+})
+ORDER = ("cpython", "vm", "unix", "microbit") + tuple(QEMU)
+MICROPYTHONS = ("vm", "unix", "microbit") + tuple(QEMU)
 
 
 def fills(cap):
@@ -85,6 +97,19 @@ def config(interp, quick):
         # 20000 pairs a section, as issue 12 measured: the tuple baselines' garbage (640 KB)
         # fills the port's 1 MB heap, so their sections include the collections they cause
         c.update(impls=["tq", "tqb", "hqt", "hqi", "sl", "ph"], n=20000, reps=7, warm=20000)
+    if interp in QEMU:
+        # both paths against the firmware's own C heapq, on tuples and on packed ints; one
+        # capacity (QEMU runs a few times slower than the unix port here)
+        c.update(impls=["tq", "tqb", "hqt", "hqi"], caps=(256,), sweep_cap=256, sweep=(0, 128, 255),
+                 n=2000, reps=5, warm=2000)
+        if interp == "qemu-armv6m":
+            # frozen armv6m viper code fails ticketq_viper's self-check on 1c3c201
+            # (docs/armv6m-frozen-viper.md): the default path there is bytecode, and no
+            # viper class is loaded to force
+            c.update(impls=["tq", "hqt", "hqi"])
+        if quick:
+            c.update(sweep=(0, 128), n=400, reps=3, warm=400, long_n=0)
+        return c
     if quick:
         c.update(sweep=(0, 16, 128, 512, 1023), n=c["n"] // 10, reps=3, warm=c["warm"] // 10,
                  long_n=0)
@@ -332,10 +357,56 @@ def run_unix(steps, timeout):
     return [(s, out[i][0], out[i][1]) for i, s in enumerate(steps)]
 
 
+def frames(text, steps, where):
+    """mp_worker's framed output -> [(step, ok, text)]."""
+    out = {}
+    for part in text.split("\x02")[1:]:
+        head, _, rest = part.partition("\n")
+        body, _, status = rest.rpartition("\x03")
+        try:
+            out[int(head)] = (status.startswith("ok"), body if status.startswith("ok") else body + status[4:])
+        except ValueError:
+            continue
+    if len(out) != len(steps):
+        raise RunError("%s answered %d of %d steps" % (where, len(out), len(steps)))
+    return [(s, out[i][0], out[i][1]) for i, s in enumerate(steps)]
+
+
+def run_qemu(interp, steps, timeout):
+    """Run the "x" steps on MicroPython's QEMU firmware for a target of tools/mcu.py
+    (built there, cached; ticketq frozen with viper=True), in one batch: tqbench.py,
+    mp_worker.py and the steps (steps.json) over `mpremote mount`."""
+    import tempfile
+    import mcu
+
+    target = QEMU[interp]
+    try:
+        elf = mcu.firmware(target, True, log=lambda m: print("   " + m, file=sys.stderr, flush=True))
+    except mcu.McuError as e:
+        raise RunError(str(e))
+    with tempfile.TemporaryDirectory(prefix="tq-bench-") as tmp:
+        for fn in ("tqbench.py", "mp_worker.py"):
+            shutil.copyfile(os.path.join(HERE, fn), os.path.join(tmp, fn))
+        with open(os.path.join(tmp, "steps.json"), "w") as f:
+            json.dump([s[1] for s in steps], f)
+        try:
+            with mcu.Qemu(target, elf) as q:
+                code, lines = mcu.mpremote(q.url, "mount", tmp, "exec",
+                                           "import json, mp_worker\nmp_worker.run(json.load(open('steps.json')))",
+                                           timeout=timeout)
+        except mcu.McuError as e:
+            raise RunError(str(e))
+    if code != 0:
+        raise RunError("mpremote exited %s: %s" % (code, " | ".join(lines[-3:])))
+    return frames("\n".join(lines), steps, "the %s firmware" % target)
+
+
 def run_host(interp, steps, timeout):
     """Run the "x" steps on CPython or the VM in one batch; [(step, ok, text)]."""
     if interp == "unix":
         return run_unix(steps, timeout)
+    if interp in QEMU:
+        return run_qemu(interp, steps, timeout)
     codes = [s[1] for s in steps]
     if interp == "cpython":
         cmd = [sys.executable, "-B", os.path.join(HERE, "cpy_worker.py")]
@@ -623,6 +694,10 @@ def interp_version(interp, R, info):
     if interp == "unix":
         return "MicroPython %s (%s port, 32-bit x86 build of ../shared/micropython, default 1 MB heap); " \
                "ticketq.PATH %r by default" % (v[1] if v else "?", v[2] if v else "?", R["misc"].get("path"))
+    if interp in QEMU:
+        return "MicroPython %s (%s port, 1c3c201 built by tools/mcu.py, ticketq frozen with viper=True), in %s; " \
+               "ticketq.PATH %r by default; QEMU time is not board time" % (
+                   v[1] if v else "?", v[2] if v else "?", info.get("qemu", "QEMU"), R["misc"].get("path"))
     return "MicroPython %s on %s (%s), in %s" % (
         v[1] if v else "?", v[2] if v else "?", info.get("firmware", "?"), info.get("qemu", "QEMU"))
 
@@ -752,6 +827,103 @@ def targets(runs):
     return rows
 
 
+ISA_CELL = (256, 128)  # capacity, queued: the cell of the ISA table (issue 18's figures)
+
+
+def isa_rows(raw):
+    """The rows of the ISA table from results.json's "runs" (so the committed figures can
+    be checked against the committed results): per QEMU target and hot path, ticketq's
+    speed against the firmware's C heapq on (class, seq, id) tuples and on packed ints at
+    ISA_CELL, bytes allocated per push+pop pair, and issue 18's target (auto path within
+    1.2x of heapq on ints: time ratio <= 1.2)."""
+    cap, fill = ISA_CELL
+    rows = []
+    for interp in QEMU:
+        r = raw.get(interp)
+        if not r:
+            continue
+        if "ratio" not in r:
+            rows.append("| %s | not run: %s | | | | |" % (TITLES[interp], r.get("error")))
+            continue
+        ratio, alloc = r["ratio"], r.get("alloc_per_pair", {})
+        path = r["misc"].get(repr("path"), "?")
+        for x, label in (("tq", "auto (%s)" % path), ("tqb", "bytecode (forced)")):
+            t = ratio.get("%s/%d/%d" % (x, cap, fill))  # time relative to heapq on tuples
+            hqi = ratio.get("hqi/%d/%d" % (cap, fill))
+            if t is None and x == "tqb" and path == "bytecode":
+                rows.append("| %s | %s | the default path is bytecode here | | | |" % (TITLES[interp], label))
+                continue
+            if t is None or not hqi:
+                rows.append("| %s | %s | no figure | | | |" % (TITLES[interp], label))
+                continue
+            vs_i = t / hqi  # time relative to heapq on ints
+            a = alloc.get(x)
+            rows.append("| %s | %s | %s | %s | %s | %s |" % (
+                TITLES[interp], label, _faster(1 / t), _faster(1 / vs_i),
+                b(a[0]) if a else "—",
+                ("met" if vs_i <= 1.2 else "not met (%.2fx)" % vs_i) if x == "tq" else "—"))
+    return rows
+
+
+def _faster(s):
+    """'3.0x faster' / '1.7x slower' for a speed ratio s (> 1: ticketq is faster)."""
+    return "%.1fx faster" % s if s >= 1 else "%.1fx slower" % (1 / s)
+
+
+ISA_BEGIN = "<!-- ISA table: generated by tools/bench/run.py from tools/bench/results.json -->"
+ISA_END = "<!-- end of the ISA table -->"
+
+
+def isa_splice(text, raw):
+    """BENCHMARKS.md with its ISA section replaced by the one of `raw` (results.json's
+    runs), or put before "## How it is measured" (else at the end) when it has none."""
+    sec = "\n".join(isa_section(raw)).rstrip("\n")
+    if ISA_BEGIN in text:
+        a, z = text.index(ISA_BEGIN), text.index(ISA_END) + len(ISA_END)
+        return text[:a] + sec + text[z:]
+    at = text.find("\n## How it is measured")
+    if at < 0:
+        return text.rstrip("\n") + "\n\n" + sec + "\n"
+    return text[:at + 1] + sec + "\n\n" + text[at + 1:]
+
+
+def isa_section(raw):
+    rows = isa_rows(raw)
+    if not rows:
+        return []
+    return [ISA_BEGIN, "## Microcontroller ISAs under QEMU (issue 18)", "",
+            "MicroPython 1c3c201's QEMU port, built by `tools/mcu.py` with ticketq frozen (`viper=True`), "
+            "each target in one run: ticketq's push+pop pair at %d queued of %d against the same "
+            "firmware's C `heapq`, on (class, seq, id) tuples and on packed ints, both hot paths "
+            "(the bytecode one forced with the viper class's base, `BytecodeQueue`). Ratios only: QEMU "
+            "time is not board time (an emulated instruction costs what the host's translation makes "
+            "it cost), but both sides ran on the same emulated firmware. Bytes per pair from "
+            "`gc.mem_alloc`. Target (issue 18): the auto-selected path within 1.2x of `heapq` on "
+            "plain ints, 0 B/op." % (ISA_CELL[1], ISA_CELL[0]), "",
+            "| target | path | vs heapq, tuples | vs heapq, plain ints | B per pair | within 1.2x of heapq on ints |",
+            "| --- | --- | --- | --- | --- | --- |"] + rows + [ISA_END, ""]
+
+
+def raw_runs(runs):
+    """results.json's "runs" for the runs of this process."""
+    out = {}
+    for interp, r in runs.items():
+        if "A" not in r:
+            out[interp] = {"config": r["c"], "error": r.get("error")}
+            continue
+        A, R = r["A"], r["R"]
+        out[interp] = {
+            "config": r["c"],
+            "ns_per_pair": {"%s/%d/%d" % k: v for k, v in sorted(A["pp"].items())},
+            "ratio": {"%s/%d/%d" % k: v for k, v in sorted(A["ratio"].items())},
+            "alloc_per_pair": A["alloc"], "ticketq_ops": A["ops"], "ticketq_ops_bytecode": A["ops_b"],
+            "storage": A["storage"],
+            "misc": {repr(k): v for k, v in R["misc"].items()}, "errors": R["errors"],
+            "memory_errors": ["%s/%d/%d" % k for k in sorted(R["memerr"])],
+        }
+    return out
+
+
 def report(runs, info, plot_rel, quick, notes):
     L = ["# Benchmarks", ""]
     L += ["Generated by `.venv/bin/python tools/bench/run.py%s` (tools/bench/); do not edit by hand: "
@@ -770,6 +942,7 @@ def report(runs, info, plot_rel, quick, notes):
             L.append("- %s: %s" % (TITLES[interp], interp_version(interp, r["R"], info)))
     L += ["", "## Headline", ""] + headline(runs) + [""]
     L += ["## Targets (issues 6 and 12)", ""] + targets(runs) + [""]
+    L += isa_section(json.loads(json.dumps(raw_runs(runs))))
     if plot_rel:
         mem_rel = plot_rel.replace("bench.png", "bench-memory.png")
         L += ["## Memory", "", "![storage per entry, and the largest queue on the micro:bit](%s)" % mem_rel, "",
@@ -1017,13 +1190,19 @@ def ensure_matplotlib(log):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="seconds-long smoke run (into build/bench/)")
-    p.add_argument("--interp", default="cpython,vm,unix,microbit",
-                   help="comma list of cpython, vm, unix, microbit (default: all)")
+    p.add_argument("--interp", default=",".join(ORDER),
+                   help="comma list of %s (default: all)" % ", ".join(ORDER))
     p.add_argument("--out", help="folder for BENCHMARKS.md, the plot and results.json "
                    "(default: the repository (BENCHMARKS.md, docs/bench.png, tools/bench/results.json); "
                    "with --quick: build/bench/)")
     p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--splice", action="store_true",
+                   help="run the QEMU targets only (or those of --interp), put their runs into the committed "
+                        "tools/bench/results.json and their table into BENCHMARKS.md; the rest stays as it is "
+                        "(as the fleet tier's figures are spliced in from their own run)")
     args = p.parse_args(argv)
+    if args.splice:
+        return splice_main(args)
     interps = [i.strip() for i in args.interp.split(",") if i.strip()]
     for i in interps:
         if i not in TITLES:
@@ -1083,21 +1262,7 @@ def main(argv=None):
     os.makedirs(os.path.dirname(md_path), exist_ok=True)
     with open(md_path, "w") as f:
         f.write(md)
-    raw = {"machine": info, "quick": args.quick, "runs": {}}
-    for interp, r in runs.items():
-        if "A" not in r:
-            raw["runs"][interp] = {"config": r["c"], "error": r.get("error")}
-            continue
-        A, R = r["A"], r["R"]
-        raw["runs"][interp] = {
-            "config": r["c"],
-            "ns_per_pair": {"%s/%d/%d" % k: v for k, v in sorted(A["pp"].items())},
-            "ratio": {"%s/%d/%d" % k: v for k, v in sorted(A["ratio"].items())},
-            "alloc_per_pair": A["alloc"], "ticketq_ops": A["ops"], "ticketq_ops_bytecode": A["ops_b"],
-            "storage": A["storage"],
-            "misc": {repr(k): v for k, v in R["misc"].items()}, "errors": R["errors"],
-            "memory_errors": ["%s/%d/%d" % k for k in sorted(R["memerr"])],
-        }
+    raw = {"machine": info, "quick": args.quick, "runs": raw_runs(runs)}
     with open(json_path, "w") as f:
         json.dump(raw, f, indent=1, sort_keys=True)
         f.write("\n")
@@ -1107,6 +1272,50 @@ def main(argv=None):
     log("wrote %s%s, %s" % (md_path, ", %s, %s" % (plot_path, plot_path.replace("bench.png", "bench-memory.png"))
                                      if made_plot else "", json_path))
     print(md)
+    return 1 if failed else 0
+
+
+def splice_main(args):
+    """--splice: the QEMU targets' runs into the committed results.json and BENCHMARKS.md."""
+    given = [i.strip() for i in args.interp.split(",") if i.strip()]
+    interps = [i for i in given if i in QEMU] if given != list(ORDER) else list(QEMU)
+    if not interps:
+        print("--splice: give QEMU targets (%s)" % ", ".join(QEMU), file=sys.stderr)
+        return 2
+    runs, failed = {}, False
+    for interp in interps:
+        c = config(interp, args.quick)
+        t0 = time.time()
+        print("== %s" % TITLES[interp], file=sys.stderr, flush=True)
+        try:
+            results = run_host(interp, host_plan(interp, c), timeout=1800)
+        except (RunError, subprocess.TimeoutExpired, OSError) as e:
+            print("   not run: %s" % e, file=sys.stderr)
+            runs[interp] = {"c": c, "error": str(e)}
+            failed = True
+            continue
+        R = collect(interp, c, results)
+        runs[interp] = {"c": c, "R": R, "A": analyse(interp, c, R)}
+        print("   %.0f s, %d steps, %d errors" % (time.time() - t0, len(results), len(R["errors"])),
+              file=sys.stderr, flush=True)
+        failed |= bool(fatal(R))
+    out = args.out or (os.path.join(ROOT, "build", "bench") if args.quick else None)
+    json_path = os.path.join(out, "results.json") if out else os.path.join(HERE, "results.json")
+    md_path = os.path.join(out, "BENCHMARKS.md") if out else os.path.join(ROOT, "BENCHMARKS.md")
+    committed = os.path.join(HERE, "results.json")
+    raw = json.load(open(committed)) if os.path.exists(committed) else {"machine": machine_info(), "runs": {}}
+    raw["runs"].update(json.loads(json.dumps(raw_runs(runs))))
+    md = open(os.path.join(ROOT, "BENCHMARKS.md")).read()
+    md = isa_splice(md, raw["runs"])
+    if out:
+        os.makedirs(out, exist_ok=True)
+    with open(json_path, "w") as f:
+        json.dump(raw, f, indent=1, sort_keys=True)
+        f.write("\n")
+    with open(md_path, "w") as f:
+        f.write(md)
+    print("\n".join(isa_section(raw["runs"])))
+    print("wrote %s, %s" % (md_path, json_path), file=sys.stderr)
     return 1 if failed else 0
 
 

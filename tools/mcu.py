@@ -1,0 +1,843 @@
+#!/usr/bin/env python3
+"""ticketq on microcontroller instruction sets: MicroPython's QEMU port built from
+../shared/mcu (issue 18), three targets, every install route, driven over mpremote.
+
+    tools/mcu.py build [TARGET ...]          # firmware (both freezes) + mpy-cross, cached
+    tools/mcu.py where                       # the cache, the keys, what is built
+    tools/mcu.py test [--full]               # the stage of tools/test (see "The stage")
+    tools/mcu.py test --target armv7m --route mpy --bytecode test_queue_order
+    tools/mcu.py serve armv7m [--route frozen]   # a firmware under QEMU for mpremote, until Ctrl-C
+
+Targets (the emulated board, its ISA, the real boards whose code generation it proves):
+
+    armv6m   QEMU microbit (nRF51) built as a true Cortex-M0: Thumb-1, like RP2040 (rp2, Pico)
+    armv7m   QEMU mps2-an385, Cortex-M3: Thumb-2, like stm32 boards and RP2350 (Pico 2)
+    rv32imc  QEMU virt, RV32IMC: like ESP32-C3 (esp32 profile on a C3); Xtensa is not proven
+
+Firmware: MicroPython 1c3c201 (../shared/mcu/micropython-1c3c201.tar.xz) ports/qemu, with
+the recipe and flags of ../shared/mcu/README.md, Debian's gcc-arm-none-eabi and
+gcc-riscv64-unknown-elf, the project's manifest.py frozen (FROZEN_MANIFEST: a one-line
+manifest `include("manifest.py", viper=True)`, or without viper). mpy-cross from the same
+tree. Everything is cached under $TICKETQ_MCU_CACHE (default ~/.cache/ticketq/mcu), keyed
+on a SHA-256 of the tarball, manifest.py, the lib/ files it freezes, the make flags and
+the compiler's version: a warm run builds nothing. Builds run `make -j2`.
+
+Install routes (how the library reaches the board):
+    frozen        frozen with viper=True (ticketq_viper frozen as native code)
+    frozen-nv     frozen without viper (bytecode only: ticketq.PATH is "bytecode")
+    mpy           lib/*.py compiled by mpy-cross -march=TARGET (deploy.mpy_compile, the
+                  route tools/deploy.py takes for rp2/esp32/stm32) on a firmware with nothing
+                  of ticketq frozen (the frozen-nv one, mounted first on sys.path)
+    mount         lib/*.py as source over `mpremote mount`, compiled on the board
+Paths: "viper" (ticketq's default where ticketq_viper imports) and "bytecode"
+(sys.modules["ticketq_viper"] = None first, as tests/mprun.py --bytecode); frozen-nv has the
+bytecode path only.
+
+The test modules run through tests/mprun.py on the board, from a folder mounted with
+`mpremote mount` that holds tests/ (and, by route, the library's .py or .mpy files, and
+firmware/); before any test, the route is checked: ticketq and ticketq_viper must come
+from where the route says (frozen: `.frozen`; mounted: `/remote`), and ticketq.PATH must
+be the path asked for.
+
+The stage (`test`, what tools/test runs): on every target, route and path
+  - the conformance set CONFORM (the heap_lock tests, the queue contract, the digest), and
+    a fixed deterministic op stream (tests/mcu_stream.py) whose digest line must be the
+    same everywhere, and the same as CPython's;
+  - the full list of test modules on one route per target and path (FULL_ROUTES);
+and every test's outcome (PASS/FAIL/SKIP by name) must be the same on every target and
+route that ran it: a test that differs fails the stage, as does any FAIL. --full runs the
+full list everywhere.
+"""
+import argparse
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+TESTS = os.path.join(ROOT, "tests")
+LIB = os.path.join(ROOT, "lib")
+FIRMWARE = os.path.join(ROOT, "firmware")
+MANIFEST = os.path.join(ROOT, "manifest.py")
+SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "mcu"))
+TARBALL = os.environ.get("TICKETQ_MCU_TARBALL") or os.path.join(SHARED, "micropython-1c3c201.tar.xz")
+CACHE = os.environ.get("TICKETQ_MCU_CACHE") or os.path.join(
+    os.path.expanduser("~"), ".cache", "ticketq", "mcu")
+RECIPE = "1"  # bump when the way a firmware is built changes (part of every key)
+sys.path.insert(0, HERE)
+
+DEBIAN = ["gcc-arm-none-eabi", "libnewlib-arm-none-eabi", "qemu-system-arm", "qemu-system-misc",
+          "gcc-riscv64-unknown-elf", "picolibc-riscv64-unknown-elf"]
+
+
+class McuError(RuntimeError):
+    pass
+
+
+def _rv32_libgcc():
+    try:
+        return subprocess.run(["riscv64-unknown-elf-gcc", "-march=rv32imac", "-mabi=ilp32",
+                               "-print-libgcc-file-name"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        raise McuError("riscv64-unknown-elf-gcc not found: apt-get install -y %s" % " ".join(DEBIAN))
+
+
+# The recipes of ../shared/mcu/README.md. make_args: what `make` gets beside BOARD, BUILD,
+# FROZEN_MANIFEST and HEAP (evaluated when building).
+# HEAP: the port's default GC heap is 140 KB; these builds get 192 KB, about what
+# MicroPython has on an RP2040 (and less than on an ESP32-C3), so that test_worker_shell's
+# whole workload fits as on a board (with 140 KB it raised MemoryError; test_lanes_fair's
+# logs need ~0.7 MB and skip below that, saying so). The MICROBIT board's RAM is 256 KB.
+HEAP = "MICROPY_HEAP_SIZE=196608"
+TARGETS = {
+    "armv6m": dict(
+        board="MICROBIT", march="armv6m", gcc="arm-none-eabi-gcc",
+        isa="Cortex-M0, armv6m (Thumb-1)", proves="RP2040 (rp2 profile: Raspberry Pi Pico)",
+        make_args=lambda: ["MPY_CROSS_FLAGS=-march=armv6m",
+                           "CFLAGS_EXTRA=-DMICROPY_EMIT_THUMB=1 -DMICROPY_EMIT_THUMB_ARMV7M=0 "
+                           "-DMICROPY_EMIT_INLINE_THUMB_ARMV7M=0"],
+        qemu=["qemu-system-arm", "-machine", "microbit", "-global", "nrf51-soc.flash-size=1048576",
+              "-global", "nrf51-soc.sram-size=262144"]),
+    "armv7m": dict(
+        board="MPS2_AN385", march="armv7m", gcc="arm-none-eabi-gcc",
+        isa="Cortex-M3, armv7m (Thumb-2)", proves="stm32 boards, RP2350 (rp2 profile: Pico 2)",
+        make_args=lambda: [],
+        qemu=["qemu-system-arm", "-machine", "mps2-an385"]),
+    "rv32imc": dict(
+        board="VIRT_RV32", march="rv32imc", gcc="riscv64-unknown-elf-gcc",
+        isa="RISC-V RV32IMC", proves="ESP32-C3 (esp32 profile on a C3)",
+        make_args=lambda: ["MPY_CROSS_FLAGS=-march=rv32imc", "LIBS=" + _rv32_libgcc()],
+        # The port turns on Zba and Zcmp opcodes for the emitter that compiles viper code on
+        # the board (mpconfigport.h, unconditionally): Debian's QEMU 7.2 has no Zcmp, so
+        # any viper function compiled there killed the board (the mount route), and an
+        # ESP32-C3 has neither extension. Built off, in a tree of its own (as ../shared/mcu's
+        # README turns them off for mpy-cross with a plain -march=rv32imc).
+        patch=[("ports/qemu/mpconfigport.h", "#define MICROPY_EMIT_RV32_ZBA       (1)",
+                "#define MICROPY_EMIT_RV32_ZBA       (0)"),
+               ("ports/qemu/mpconfigport.h", "#define MICROPY_EMIT_RV32_ZCMP      (1)",
+                "#define MICROPY_EMIT_RV32_ZCMP      (0)")],
+        qemu=["qemu-system-riscv32", "-machine", "virt", "-bios", "none", "-cpu", "rv32"]),
+}
+ROUTES = ["frozen", "frozen-nv", "mpy", "mount"]
+QEMU_COMMON = ["-nographic", "-monitor", "null", "-semihosting"]
+
+
+def say(line=""):
+    print(line, flush=True)
+
+
+# ---- building (cached)
+
+def _sha(*parts):
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p if isinstance(p, bytes) else str(p).encode())
+        h.update(b"\0")
+    return h.hexdigest()
+
+
+def _file_sha(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def frozen_sources(viper):
+    """The files manifest.py freezes (module("NAME", base_path="lib") lines; the viper one
+    only with viper=True), as repository paths."""
+    with open(MANIFEST) as f:
+        text = f.read()
+    out = []
+    for line in text.splitlines():
+        m = re.match(r'\s*module\("([^"]+)",\s*base_path="([^"]+)"\)', line)
+        if m and (viper or m.group(1) != "ticketq_viper.py"):
+            out.append(os.path.join(m.group(2), m.group(1)))
+    if not out:
+        raise McuError("manifest.py names no module(...): cannot key the build on its sources")
+    return sorted(out)
+
+
+def _tool_version(exe):
+    try:
+        return subprocess.run([exe, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    except (OSError, IndexError):
+        raise McuError("%s not found: apt-get install -y %s" % (exe, " ".join(DEBIAN)))
+
+
+_tar_sha = {}
+
+
+def tarball_sha():
+    if TARBALL not in _tar_sha:
+        if not os.path.isfile(TARBALL):
+            raise McuError("no %s: the MicroPython sources come from /work/shared/mcu (../shared/mcu)" % TARBALL)
+        _tar_sha[TARBALL] = _file_sha(TARBALL)
+    return _tar_sha[TARBALL]
+
+
+def flags_key(target, viper):
+    """Key of what make cannot see change (it does not track flags): the tree, the board,
+    the flags, the compiler. Names the build folder, so that a change of flags builds
+    afresh while a change of the frozen sources rebuilds only the frozen code."""
+    t = TARGETS[target]
+    return _sha(RECIPE, tarball_sha(), target, t["board"], viper, HEAP, " ".join(t["make_args"]()),
+                _tool_version(t["gcc"]), repr(t.get("patch")))[:12]
+
+
+def firmware_key(target, viper):
+    """Key of a firmware: flags_key, manifest.py and every lib/ file it freezes."""
+    parts = [flags_key(target, viper), _file_sha(MANIFEST)]
+    for rel in frozen_sources(viper):
+        parts += [rel, _file_sha(os.path.join(ROOT, rel))]
+    return _sha(*parts)[:16]
+
+
+@contextlib.contextmanager
+def _locked(name):
+    import fcntl
+
+    os.makedirs(CACHE, exist_ok=True)
+    with open(os.path.join(CACHE, name + ".lock"), "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def source_tree(log=say, patch=None):
+    """The unpacked tarball (once per tarball hash, and per patch: a list of (file, text,
+    replacement), applied once, each text found exactly once): its top folder."""
+    top = os.path.join(CACHE, "src-" + tarball_sha()[:16] + ("-" + _sha(repr(patch))[:8] if patch else ""))
+    tree = os.path.join(top, "micropython-1c3c201")
+    with _locked("src"):
+        if not os.path.isfile(os.path.join(top, ".unpacked")):
+            shutil.rmtree(top, ignore_errors=True)
+            os.makedirs(top)
+            log("unpacking %s%s" % (TARBALL, " (patched)" if patch else ""))
+            subprocess.run(["tar", "xJf", TARBALL, "-C", top], check=True)
+            for rel, old, new in patch or ():
+                path = os.path.join(tree, rel)
+                with open(path) as f:
+                    text = f.read()
+                if text.count(old) != 1:
+                    raise McuError("%s: %r found %d times, not once" % (rel, old, text.count(old)))
+                with open(path, "w") as f:
+                    f.write(text.replace(old, new))
+            open(os.path.join(top, ".unpacked"), "w").close()
+    return tree
+
+
+def _make(args, cwd, log):
+    cmd = ["make", "-j2"] + args
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if p.returncode:
+        log(p.stdout[-4000:])
+        raise McuError("make failed in %s: %s" % (cwd, " ".join(cmd)))
+    return time.monotonic() - t0
+
+
+def mpy_cross(log=say, tree=None):
+    """The mpy-cross built from the tarball's tree (cached per tarball), or from `tree` (a
+    patched one: its firmware build needs its own, built first, as make would build it with
+    the firmware's BUILD)."""
+    tree = tree or source_tree(log)
+    exe = os.path.join(tree, "mpy-cross", "build", "mpy-cross")
+    with _locked("mpy-cross"):
+        if not os.access(exe, os.X_OK):
+            log("building mpy-cross (%s)" % os.path.relpath(tree, CACHE))
+            secs = _make([], os.path.join(tree, "mpy-cross"), log)
+            log("built mpy-cross in %.0f s" % secs)
+    return exe
+
+
+def firmware(target, viper, log=say):
+    """Path of firmware.elf for a target, with the manifest frozen (viper or not); built
+    unless the cache has it for this key."""
+    key = firmware_key(target, viper)
+    out = os.path.join(CACHE, "fw", "%s-%s-%s.elf" % (target, "viper" if viper else "noviper", key))
+    if os.path.isfile(out):
+        return out
+    t = TARGETS[target]
+    tree = source_tree(log, t.get("patch"))
+    mpy_cross(log, tree)
+    with _locked("build-" + target):
+        if os.path.isfile(out):
+            return out
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+        man = os.path.join(CACHE, "fw", "manifest-%s.py" % ("viper" if viper else "noviper"))
+        with open(man, "w") as f:
+            f.write("include(%r%s)\n" % (MANIFEST, ", viper=True" if viper else ""))
+        build = "build-%s-%s-%s" % (target, "viper" if viper else "noviper", flags_key(target, viper))
+        log("building %s firmware (%s, %s) -> %s" % (target, t["board"], "viper" if viper else "no viper",
+                                                      os.path.relpath(out, CACHE)))
+        secs = _make(["BOARD=" + t["board"], "BUILD=" + build, "FROZEN_MANIFEST=" + man, HEAP] + t["make_args"](),
+                     os.path.join(tree, "ports", "qemu"), log)
+        tmp = out + ".tmp"
+        shutil.copyfile(os.path.join(tree, "ports", "qemu", build, "firmware.elf"), tmp)
+        os.replace(tmp, out)
+        log("built %s firmware (%s) in %.0f s" % (target, "viper" if viper else "no viper", secs))
+    return out
+
+
+def build_all(targets, log=say):
+    t0 = time.monotonic()
+    done = {}
+    for target in targets:
+        for viper in (True, False):
+            done[(target, viper)] = firmware(target, viper, log)
+    mpy_cross(log)
+    return done, time.monotonic() - t0
+
+
+
+# ---- running a firmware under QEMU, its UART on a pseudo-terminal for mpremote
+# (as ../shared/mcu/README.md runs them). Not a loopback TCP port: there every small write
+# waits for the other side's delayed ACK, ~50 ms per `mpremote mount` request (a file is
+# read 249 B at a time), against ~3 ms over a pty: 0.3 s instead of 7.5 s to import
+# ticketq from source.
+
+def qemu_command(target, elf):
+    t = TARGETS[target]
+    exe = shutil.which(t["qemu"][0])
+    if not exe:
+        raise McuError("%s not found: apt-get install -y %s" % (t["qemu"][0], " ".join(DEBIAN)))
+    return [exe] + t["qemu"][1:] + QEMU_COMMON + ["-serial", "pty", "-kernel", elf]
+
+
+def _answers(url):
+    from mpremote.transport_serial import SerialTransport
+
+    try:
+        t = SerialTransport(url, baudrate=115200, timeout=1)
+    except Exception:
+        return False
+    try:
+        t.enter_raw_repl(soft_reset=False, timeout_overall=2)
+        return t.eval("1+1") == 2
+    except Exception:
+        return False
+    finally:
+        try:
+            t.exit_raw_repl()
+        except Exception:
+            pass
+        t.close()
+
+
+class Qemu:
+    """One firmware under QEMU; start() waits until its REPL answers on the pty. `url` is
+    what `mpremote connect` takes (/dev/pts/N)."""
+
+    def __init__(self, target, elf):
+        self.target, self.elf, self.proc, self.url, self.log = target, elf, None, None, None
+
+    def start(self, timeout=30.0, detach=False):
+        import emu
+
+        fd, self.log = tempfile.mkstemp(prefix="tq-qemu-", suffix=".log")
+
+        def child():
+            # The port's idle loop polls the UART: QEMU takes a whole core even while the
+            # board waits for the host. Niced, so that mpremote (which must answer each
+            # request of `mount` within the board's 1 s) is not starved on a busy machine.
+            os.nice(10)
+            if not detach:
+                emu._set_pdeathsig()
+
+        self.proc = subprocess.Popen(
+            qemu_command(self.target, self.elf), stdin=subprocess.DEVNULL, stdout=fd,
+            stderr=subprocess.STDOUT, start_new_session=detach, preexec_fn=child)
+        os.close(fd)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            if not self.url:
+                with open(self.log, errors="replace") as f:
+                    m = re.search(r"char device redirected to (/dev/pts/\d+)", f.read())
+                self.url = m.group(1) if m else None
+            if self.url and _answers(self.url):
+                return self
+            time.sleep(0.1)
+        code = self.proc.poll()
+        with open(self.log, errors="replace") as f:
+            said = f.read().strip()[-500:]
+        self.stop()
+        if code is None:
+            raise McuError("%s firmware under QEMU: no REPL after %.0f s" % (self.target, timeout))
+        raise McuError("%s: QEMU exited with code %s: %s" % (self.target, code, said))
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(3)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.proc = None
+        if self.log and os.path.exists(self.log):
+            os.remove(self.log)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+
+# mpremote as its CLI, with one change: the code `mpremote mount` puts on the board waits
+# 1 s for each answer from the host (poll_in, begin), and on this 2-core machine shared with
+# other work (load 9-11) the host was seen to miss that ("timeout waiting for remote"), after
+# which the mount's framing is lost. The wait is made 10 s; nothing else differs.
+PATIENT = ("import sys, mpremote.transport_serial as t\n"
+           "t.fs_hook_code = t.fs_hook_code.replace('ipoll(1000)', 'ipoll(10000)')"
+           ".replace('poll(1000)', 'poll(10000)')\n"
+           "from mpremote.main import main\n"
+           "sys.exit(main())\n")
+
+
+def mpremote(url, *args, timeout=600, stdout=None):
+    """`mpremote connect URL ARGS...` (the PyPI mpremote of .venv, its mount's wait for the
+    host 10 s: PATIENT): (exit code, output); code None when it did not finish within
+    `timeout` seconds."""
+    cmd = [sys.executable, "-c", PATIENT, "connect", url] + list(args)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         errors="replace", start_new_session=True)
+    lines = []
+
+    def pump():
+        for line in p.stdout:
+            lines.append(line.rstrip("\r\n"))
+            if stdout:
+                stdout(lines[-1])
+
+    import threading
+
+    th = threading.Thread(target=pump, daemon=True)
+    th.start()
+    try:
+        code = p.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        code = None
+    th.join(5)
+    return code, lines
+
+
+# ---- install routes: what a route mounts, and which firmware it runs on
+
+def route_firmware(target, route, log=say):
+    return firmware(target, route == "frozen", log)
+
+
+def stage_dir(target, route, dest, log=say):
+    """Fill `dest` with what `mpremote mount` gives the board on this route: tests/*.py,
+    firmware/, and the library as source (mount) or mpy-cross -march=TARGET .mpy (mpy)."""
+    import deploy
+
+    # The test modules, their helpers and firmware/ go as bytecode .mpy from the same
+    # mpy-cross (no -march: none has native code): `mpremote mount` reads files at ~3 KB/s
+    # from the emulated board, and source is ~2x the size and is compiled there as well.
+    # A module that mpy-cross refuses goes as source, for the board to report it.
+    exe = mpy_cross(log)
+    for d in (TESTS, FIRMWARE):
+        for fn in sorted(os.listdir(d)):
+            src = os.path.join(d, fn)
+            if fn.endswith(".py"):
+                try:
+                    data = deploy.mpy_compile(src, exe=exe)
+                except deploy.DeployError:
+                    shutil.copyfile(src, os.path.join(dest, fn))
+                    continue
+                with open(os.path.join(dest, fn[:-3] + ".mpy"), "wb") as f:
+                    f.write(data)
+            elif fn.endswith(".txt"):
+                shutil.copyfile(src, os.path.join(dest, fn))
+    if route in ("mount", "mpy"):
+        for fn in sorted(os.listdir(LIB)):
+            if not fn.endswith(".py"):
+                continue
+            src = os.path.join(LIB, fn)
+            if route == "mount":
+                shutil.copyfile(src, os.path.join(dest, fn))
+            else:
+                data = deploy.mpy_compile(src, march=TARGETS[target]["march"], exe=exe)
+                with open(os.path.join(dest, fn[:-3] + ".mpy"), "wb") as f:
+                    f.write(data)
+
+
+# Where a viper run may get the bytecode path, with ticketq.WHY saying why, without failing:
+# MicroPython 1c3c201 freezes armv6m viper code misaligned (docs/armv6m-frozen-viper.md),
+# and ticketq_viper's self-check at import falls back to bytecode there: slower, right. The
+# run's tests are then compared with the bytecode runs, and the stage prints the reason.
+# Anywhere else a viper run on bytecode fails.
+FALLBACK_OK = {("armv6m", "frozen")}
+
+# On the board, before any test: where ticketq and ticketq_viper came from, and the path.
+PROBE = """import sys
+%s
+%s
+import ticketq
+def _w(n):
+    m = sys.modules.get(n)
+    return 'blocked' if m is None and n in sys.modules else getattr(m, '__file__', '?') if m else 'absent'
+print('ROUTE %%s %%s %%s %%s' %% (ticketq.PATH, _w('ticketq'), _w('ticketq_viper'), sys.implementation._mpy >> 10))
+print('WHY %%s' %% getattr(ticketq, 'PATH_WHY', getattr(ticketq, 'WHY', '-')))
+del _w
+import mcu_stream
+print(mcu_stream.line())
+import mprun
+mprun.run(%r)
+mprun.report()
+"""
+
+
+def expected_files(route):
+    """Where ticketq must come from on a route: a predicate on its __file__."""
+    if route.startswith("frozen"):  # a frozen module's __file__ is its bare name
+        return lambda f: f.endswith(".py") and "/" not in f
+    return lambda f: f.startswith("/remote")
+
+
+class Run:
+    """One run: a target, route, path, modules; filled from the board's output."""
+
+    def __init__(self, target, route, path, modules):
+        self.target, self.route, self.path, self.modules = target, route, path, modules
+        self.outcomes = {}  # test label -> PASS/FAIL/SKIP
+        self.counts = None  # (passed, failed, skipped) as mprun reports them
+        self.stream = None
+        self.problems = []  # why this run fails besides FAIL lines
+        self.secs = 0.0
+        self.route_line = ""
+        self.retried = 0  # batches run again after a transport fault
+        self.fallback = None  # ticketq.WHY, where a viper run got the bytecode path (FALLBACK_OK)
+
+    @property
+    def group(self):
+        """The path its outcomes are compared within: the one ticketq took."""
+        return "bytecode" if self.fallback else self.path
+
+    @property
+    def name(self):
+        return "%s %s %s" % (self.target, self.route, self.path)
+
+    @property
+    def failed(self):
+        return bool(self.problems) or any(v == "FAIL" for v in self.outcomes.values())
+
+
+BATCH = 30  # test modules per mpremote call: each call starts on a freshly soft-reset heap
+
+
+def run_on_board(run, log=say, timeout=180, verbose=False):
+    """Start the route's firmware under QEMU, mount the route's folder and run, BATCH
+    modules per `mpremote mount DIR exec ...` (each after a soft reset: a fresh heap, as
+    fragments left by 30 modules can fail a 1 KB allocation on 192 KB), the probe, the op
+    stream and the modules; fill `run`."""
+    t0 = time.monotonic()
+    elf = route_firmware(run.target, run.route, log)
+    block = "sys.modules['ticketq_viper'] = None" if run.path == "bytecode" else ""
+    # mounted routes: the folder first on sys.path by its name, so that __file__ says where
+    # a module came from (a frozen module's is its bare name)
+    mounted = "" if run.route.startswith("frozen") else "sys.path.insert(0, '/remote')"
+    mods = list(run.modules)
+    batches = [mods[i:i + BATCH] for i in range(0, len(mods), BATCH)] or [[]]
+    show = (lambda l: log("  %6.1f %s" % (time.monotonic() - t0, l))) if verbose else None
+    with tempfile.TemporaryDirectory(prefix="tq-mcu-") as tmp:
+        stage_dir(run.target, run.route, tmp, log)
+        for batch in batches:
+            for attempt in (1, 2):
+                with Qemu(run.target, elf) as q:
+                    rc, lines = mpremote(q.url, "mount", tmp, "exec", PROBE % (mounted, block, batch),
+                                         timeout=timeout, stdout=show)
+                # `mpremote mount` loses its framing when the host does not answer a request
+                # within the board's 1 s (a loaded machine): the board says "timeout waiting
+                # for remote" and nothing after it means anything. A transport fault, not a
+                # test result: that batch runs once more on a fresh board, and it is said.
+                # On a machine loaded far past its cores, a board and mpremote were also seen
+                # to wait on each other for good, mpremote idle: the same fault, the same
+                # remedy. A batch that hangs again fails (a crashed board hangs every time).
+                lost = any("timeout waiting for remote" in l for l in lines)
+                if attempt == 1 and (lost or rc is None):
+                    run.retried += 1
+                    log("  (%s: %s; running %s..%s again on a fresh board)" % (
+                        run.name, "mpremote mount lost a request" if lost else
+                        "no end within %d s" % timeout, batch[0] if batch else "", batch[-1] if batch else ""))
+                    continue
+                break
+            parse(run, lines, rc)
+            if rc is None:
+                break
+    run.secs = time.monotonic() - t0
+    return run
+
+
+def parse(run, lines, rc):
+    """Fold one mpremote call's output into `run`."""
+    want_file = expected_files(run.route)
+    done = False
+    for i, line in enumerate(lines):
+        if line.startswith("PASS "):
+            run.outcomes[line[5:]] = "PASS"
+        elif line.startswith("FAIL "):
+            run.outcomes[line[5:].split(":")[0]] = "FAIL"
+        elif line.startswith("SKIP "):
+            run.outcomes[line[5:].split(":")[0]] = "SKIP"
+        elif line.startswith("ROUTE "):
+            run.route_line = line
+            parts = line.split()
+            path, tq, tv = parts[1], parts[2], parts[3]
+            if path != run.path:
+                why = [l[4:] for l in lines[i + 1:i + 2] if l.startswith("WHY ") and l[4:].strip("- ")]
+                if run.path == "viper" and path == "bytecode" and why and (run.target, run.route) in FALLBACK_OK:
+                    run.fallback = why[0]  # documented: right answers on the slower path
+                else:
+                    run.problems.append("ticketq.PATH is %r, not %r (%s)" % (
+                        path, run.path, why[0] if why else "no reason given"))
+            if not want_file(tq):
+                run.problems.append("ticketq came from %s, not the %s route" % (tq, run.route))
+            if path == "viper" and not want_file(tv):  # (after a fallback it is not loaded)
+                run.problems.append("ticketq_viper came from %s, not the %s route" % (tv, run.route))
+        elif line.startswith("STREAM "):
+            if run.stream and run.stream != line:
+                run.problems.append("the op stream gave %s, then %s" % (run.stream, line))
+            run.stream = line
+        else:
+            m = re.match(r"(\d+) passed, (\d+) failed, (\d+) skipped$", line)
+            if m:
+                got = tuple(int(x) for x in m.groups())
+                run.counts = tuple(a + b for a, b in zip(run.counts or (0, 0, 0), got))
+                done = True
+    if rc is None:
+        run.problems.append("no end within the timeout (board hung or crashed)")
+    elif not done:
+        tail = [l for l in lines if l.strip()][-3:]
+        run.problems.append("no 'N passed, N failed, N skipped' line (mpremote exit %s: %s)" % (
+            rc, " | ".join(tail)))
+    if not run.route_line:
+        run.problems.append("no ROUTE line: ticketq did not import")
+    if done and run.counts[0] + run.counts[1] == 0:
+        run.problems.append("no tests ran")
+
+
+# ---- the stage
+
+# Run on every target, route and path: the heap_lock tests, the queue contract, the digest.
+CONFORM = ["test_heaplock", "test_heaplock_all", "test_heaplock_guard", "test_lanes_heaplock",
+           "test_deadline_heaplock", "test_wait_heaplock", "test_queue_api", "test_queue_errors",
+           "test_queue_badargs", "test_digest", "test_paths"]
+# The (route, path) pairs that run every test module (the rest run CONFORM): the frozen
+# firmware, as a board ships it, on both paths: one route per target and path. (Every
+# module on every route, --full, takes ~3x as long: over the 10 minutes the stage may add.)
+FULL_ROUTES = [("frozen", "viper"), ("frozen", "bytecode")]
+
+
+def paths_of(route):
+    return ["bytecode"] if route == "frozen-nv" else ["viper", "bytecode"]
+
+
+def all_modules():
+    return sorted(f[:-3] for f in os.listdir(TESTS) if f.startswith("test_") and f.endswith(".py"))
+
+
+def host_stream():
+    """The op stream's line on CPython (tests/mcu_stream.py): what every run must print."""
+    code = ("import sys; sys.path[:0] = [%r, %r]; import mcu_stream; print(mcu_stream.line())"
+            % (TESTS, LIB))
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True).stdout.strip()
+
+
+def compare(runs):
+    """{label: {run name: outcome}} of every test whose outcome differs between the runs of
+    one path (viper; bytecode, forced or frozen without viper) on any target or route."""
+    diffs = {}
+    for path in ("viper", "bytecode"):
+        seen = {}
+        for r in runs:
+            if r.group != path:
+                continue
+            for label, out in r.outcomes.items():
+                seen.setdefault(label, {})[r.name] = out
+        for label, outs in seen.items():
+            if len(set(outs.values())) > 1:
+                diffs[label] = outs
+    return diffs
+
+
+def stage(targets, routes, paths, full=False, modules=None, jobs=2, verbose=False, log=say):
+    """Build (cached), run, compare. Returns (exit status, runs)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    t0 = time.monotonic()
+    need = sorted({(t, r == "frozen") for t in targets for r in routes})
+    for t, v in need:
+        firmware(t, v, log)
+    if "mpy" in routes:
+        mpy_cross(log)
+    log("firmware ready in %.1f s (cache %s)" % (time.monotonic() - t0, CACHE))
+    want = host_stream()
+    runs = []
+    for t in targets:
+        for r in routes:
+            for p in paths_of(r):
+                if p not in paths:
+                    continue
+                mods = modules or (all_modules() if full or (r, p) in FULL_ROUTES else CONFORM)
+                runs.append(Run(t, r, p, mods))
+
+    def one(run):
+        try:
+            run_on_board(run, log=log, verbose=verbose)
+        except Exception as e:  # the run could not even start: a failure of this run
+            run.problems.append("%s: %s" % (type(e).__name__, e))
+        fails = [l for l, o in sorted(run.outcomes.items()) if o == "FAIL"]
+        log("%-30s %3d passed, %d failed, %3d skipped  %5.1f s%s%s%s" % (
+            run.name, *(run.counts or (0, 0, 0)), run.secs,
+            "  (bytecode path: ticketq.WHY %s)" % run.fallback if run.fallback else "",
+            "  (%d batch(es) run again after a transport fault)" % run.retried if run.retried else "",
+            "" if not (fails or run.problems) else "  FAILED: " + "; ".join(
+                sorted(set(run.problems)) + fails[:8] + (["..."] if len(fails) > 8 else []))))
+        return run
+
+    t1 = time.monotonic()
+    with ThreadPoolExecutor(max(1, jobs)) as pool:
+        list(pool.map(one, runs))
+    bad = 0
+    for run in runs:
+        if run.stream != want:
+            log("FAIL %s: op stream %r, CPython %r" % (run.name, run.stream, want))
+            bad += 1
+        if run.failed:
+            bad += 1
+    diffs = compare(runs)
+    for label, outs in sorted(diffs.items()):
+        log("DIFFERS %s: %s" % (label, ", ".join("%s %s" % (o, n) for n, o in sorted(outs.items()))))
+    tot = [sum((r.counts or (0, 0, 0))[i] for r in runs) for i in range(3)]
+    log("-- %d runs (%d targets x routes x paths) in %.0f s (+%.0f s firmware): %d passed, %d failed, "
+        "%d skipped; op stream %s %s; %d tests differ between targets/routes; %d runs failed" % (
+            len(runs), len(targets), time.monotonic() - t1, t1 - t0, tot[0], tot[1], tot[2],
+            "identical on every run and CPython:" if all(r.stream == want for r in runs) else "DIFFERS from CPython's",
+            want, len(diffs), sum(1 for r in runs if r.failed or r.stream != want)))
+    return (1 if bad or diffs else 0), runs
+
+
+# ---- the main job on each target, against the VM's
+
+QEMU_NAMES = {"armv6m": "qemu-armv6m", "armv7m": "qemu-armv7m", "rv32imc": "qemu-rv32"}
+
+
+def job_lines(argv, timeout=600):
+    """(exit status, the lines of `tools/run.py ARGV` that are the job's: every line but
+    the "== ..." ones, which name the target, heap and times)."""
+    p = subprocess.run([sys.executable, os.path.join(HERE, "run.py")] + argv, capture_output=True,
+                       text=True, timeout=timeout)
+    lines = [l for l in p.stdout.splitlines() if not l.startswith("==")]
+    return p.returncode, lines, p.stdout + p.stderr
+
+
+def main_job(targets, log=say):
+    """tools/run.py --emulate qemu-TARGET against tools/run.py (the host VM): the same
+    job lines and summary, exit 0. Returns the number of targets that differ or failed."""
+    code, want, text = job_lines([])
+    if code or not want:
+        log("FAIL the main job on the VM: exit %s\n%s" % (code, text[-2000:]))
+        return len(targets)
+    bad = 0
+    for t in targets:
+        t0 = time.monotonic()
+        code, got, text = job_lines(["--emulate", QEMU_NAMES[t]])
+        if code == 0 and got == want:
+            log("%-12s main job: %d lines, identical to the VM's (%.1f s)" % (
+                QEMU_NAMES[t], len(got), time.monotonic() - t0))
+            continue
+        bad += 1
+        diff = [(i + 1, a, b) for i, (a, b) in enumerate(zip(want, got)) if a != b]
+        log("FAIL %s main job: exit %d, %d lines (VM %d), %d differ%s" % (
+            QEMU_NAMES[t], code, len(got), len(want), len(diff) + abs(len(got) - len(want)),
+            "".join("\n  line %d: VM %r\n  %s %r" % (n, a, " " * (len(QEMU_NAMES[t]) - 2), b)
+                    for n, a, b in diff[:3])))
+        if code:
+            log("\n".join("  " + l for l in text.strip().splitlines()[-6:]))
+    return bad
+
+
+# ---- CLI
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description="ticketq on MicroPython's QEMU firmware: armv6m, armv7m, rv32imc.")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("build", help="build the firmware (both freezes) and mpy-cross; cached")
+    s.add_argument("targets", nargs="*", help="armv6m, armv7m, rv32imc (default: all)")
+    s = sub.add_parser("where", help="the cache, each firmware's key and whether it is built")
+    s = sub.add_parser("test", help="the stage: every target, route and path (see the module's doc)")
+    s.add_argument("modules", nargs="*", help="test modules (default: CONFORM, all on FULL_ROUTES)")
+    s.add_argument("--target", action="append", choices=list(TARGETS))
+    s.add_argument("--route", action="append", choices=ROUTES)
+    s.add_argument("--viper", dest="paths", action="append_const", const="viper", help="the viper path only")
+    s.add_argument("--bytecode", dest="paths", action="append_const", const="bytecode", help="the bytecode path only")
+    s.add_argument("--full", action="store_true", help="every test module on every route")
+    s.add_argument("--jobs", "-j", type=int, default=2, help="emulators at a time (default 2)")
+    s.add_argument("--verbose", "-v", action="store_true", help="every line the boards print")
+    s = sub.add_parser("mainjob", help="tools/run.py --emulate qemu-TARGET: the job lines must be the VM's")
+    s.add_argument("--target", action="append", choices=list(TARGETS))
+    s = sub.add_parser("serve", help="one firmware under QEMU until Ctrl-C; prints its mpremote device")
+    s.add_argument("target", choices=list(TARGETS))
+    s.add_argument("--no-viper", action="store_true", help="the firmware frozen without viper=True")
+    a = p.parse_args(argv)
+    try:
+        if a.cmd == "build":
+            for t in a.targets or []:
+                if t not in TARGETS:
+                    p.error("no target %r (%s)" % (t, ", ".join(TARGETS)))
+            done, secs = build_all(a.targets or list(TARGETS))
+            for (t, v), path in sorted(done.items()):
+                say("%-8s %-8s %s" % (t, "viper" if v else "no viper", path))
+            say("mpy-cross %s" % mpy_cross())
+            say("%.1f s" % secs)
+        elif a.cmd == "where":
+            say("cache %s (TICKETQ_MCU_CACHE), tarball %s" % (CACHE, TARBALL))
+            for t in TARGETS:
+                for v in (True, False):
+                    path = os.path.join(CACHE, "fw", "%s-%s-%s.elf" % (t, "viper" if v else "noviper", firmware_key(t, v)))
+                    say("%-8s %-8s %s %s" % (t, "viper" if v else "no viper", path,
+                                             "built" if os.path.isfile(path) else "not built"))
+        elif a.cmd == "test":
+            say("== microcontroller ISAs under QEMU (MicroPython 1c3c201 ports/qemu): tools/mcu.py test")
+            code, _ = stage(a.target or list(TARGETS), a.route or ROUTES, a.paths or ["viper", "bytecode"],
+                            a.full, a.modules, a.jobs, a.verbose)
+            return code
+        elif a.cmd == "mainjob":
+            say("== the main job on each QEMU target against the VM's: tools/mcu.py mainjob")
+            return 1 if main_job(a.target or list(TARGETS)) else 0
+        elif a.cmd == "serve":
+            with Qemu(a.target, firmware(a.target, not a.no_viper)) as q:
+                say("mpremote connect %s   (Ctrl-C stops it)" % q.url)
+                try:
+                    while q.proc.poll() is None:
+                        time.sleep(1)
+                except KeyboardInterrupt:
+                    pass
+        return 0
+    except McuError as e:
+        print("mcu: %s" % e, file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
