@@ -1071,7 +1071,7 @@ def speed_block(raw):
                 b_op += " (tracemalloc peak; CPython boxes ints)"
             name = "%s, bytecode forced" % TITLES[interp] if x == "tqb" else TITLES[interp]
             rows.append("| %s | %s | %s | %s | %s |" % (
-                name, path if x == "tq" and interp == "unix" else "bytecode", sp, fl, b_op))
+                name, path if x == "tq" else "bytecode", sp, fl, b_op))
     return "\n".join([SPEED_BEGIN, ""] + rows + ["", SPEED_END])
 
 
