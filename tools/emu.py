@@ -48,6 +48,18 @@ class EmuError(RuntimeError):
     pass
 
 
+def end(proc, grace=3.0):
+    """Stop an emulator's process (None or already gone: nothing): SIGTERM, then SIGKILL
+    after `grace` seconds; reaped either way."""
+    if proc and proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(grace)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 def find_qemu():
     path = shutil.which("qemu-system-arm")
     if not path:
@@ -233,13 +245,7 @@ class Emulator:
         return self
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(3)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        end(self.proc)
         self.proc = None
 
 

@@ -380,13 +380,9 @@ class Qemu:
         raise McuError("%s: QEMU exited with code %s: %s" % (self.target, code, said))
 
     def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(3)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+        import emu
+
+        emu.end(self.proc)
         self.proc = None
         if self.log and os.path.exists(self.log):
             os.remove(self.log)
