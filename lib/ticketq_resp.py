@@ -29,6 +29,20 @@ class RespError(Exception):
     pass
 
 
+# Default limits on one reply (ticketq_resp.pyi): what ticketq_fleet's replies need, with
+# room to spare (its largest are a few hundred bytes, one array of at most 2 levels).
+MAX_BULK = 65536
+MAX_ITEMS = 4096
+MAX_DEPTH = 4
+MAX_LINE = 1024
+
+
+def _limit(what, n, limit):
+    # A reply over a limit: refused unread, so the stream is out of step (closed after).
+    raise OSError("redis connection: reply over the limit: %s %d, at most %d"
+                  % (what, n, limit))
+
+
 def _enc(v):
     if isinstance(v, bytes):
         return v
@@ -49,13 +63,21 @@ def _num(s, lo, hi, what):
 
 
 class Redis:
-    def __init__(self, host="127.0.0.1", port=6379, timeout=10, password=None, db=0, username=None):
+    def __init__(self, host="127.0.0.1", port=6379, timeout=10, password=None, db=0, username=None,
+                 max_bulk=MAX_BULK, max_items=MAX_ITEMS, max_depth=MAX_DEPTH, max_line=MAX_LINE):
         self.host = host
         self.port = port
         self.timeout = timeout  # s, for connect and every reply; more than any BLPOP wait
         self.password = password
         self.db = db
         self.username = username  # a Redis 6+ ACL user (AUTH username password); None: default
+        # A reply over one of these limits is refused before anything is allocated for it
+        # (a hostile or broken server cannot make the board allocate or recurse at will).
+        self.max_bulk = max_bulk  # bytes of bulk strings in one reply, altogether
+        self.max_items = max_items  # array elements in one reply, all arrays counted
+        self.max_depth = max_depth  # arrays inside arrays: 1 = a flat array
+        self.max_line = max_line  # bytes of one line (status, error, integer), without CRLF
+        self._left = None  # [items, bulk bytes] still allowed in the reply being read
         self._s = None
         self._f = None
         self.connects = 0  # connections made so far (tests count reconnects)
@@ -186,8 +208,12 @@ class Redis:
             flush()
 
     def _line(self):
-        line = self._file().readline()
+        # At most max_line bytes and the CRLF: a line without an end is never read whole.
+        m = self.max_line
+        line = self._file().readline(m + 2)
         if not line.endswith(b"\r\n"):
+            if len(line) >= m + 1:
+                _limit("a line longer than", m, m)
             raise OSError("redis connection closed")
         return line[:-2]
 
@@ -203,25 +229,43 @@ class Redis:
             raise OSError("redis connection closed")
         return data
 
+    def _count(self, line, i, what):
+        # The length a "$" or "*" line announces, checked against what the reply may still
+        # hold before anything is read or allocated for it; -1 is a null.
+        n = int(line[1:])
+        if n < -1:
+            raise OSError("redis connection: %s length %d" % (what, n))
+        if n > self._left[i]:  # the limit is on the whole reply: what is left of it
+            _limit(what + " length", n, self._left[i])
+        if n > 0:
+            self._left[i] -= n
+        return n
+
     def _reply(self):
+        self._left = [self.max_items, self.max_bulk]
+        return self._value(0)
+
+    def _value(self, depth):
         line = self._line()
         t = line[:1]
         if t == b":":
             return int(line[1:])
         if t == b"$":
-            n = int(line[1:])
+            n = self._count(line, 1, "bulk string")
             if n < 0:
                 return None
             return self._read(n + 2)[:-2]
         if t == b"*":
-            n = int(line[1:])
+            if depth >= self.max_depth:
+                _limit("array depth", depth + 1, self.max_depth)
+            n = self._count(line, 0, "array")
             if n < 0:
                 return None
             err = None
             out = []
             for _ in range(n):
                 try:
-                    out.append(self._reply())
+                    out.append(self._value(depth + 1))
                 except RespError as e:  # an error inside an array: read the rest first
                     err = err or e
                     out.append(e)
