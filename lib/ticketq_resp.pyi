@@ -20,12 +20,14 @@ inclusive, and tunable per client (keyword arguments of the same names):
 - ``max_bulk`` = 65536: bytes of bulk strings in one reply, all of them together (a ``$n``
   line announcing more than what is left is refused before its bytes are read);
 - ``max_items`` = 4096: array elements in one reply, all arrays together (``*n``);
-- ``max_depth`` = 4: arrays inside arrays (1 = a flat array; ticketq_fleet's replies use 2);
+- ``max_depth`` = 4: arrays inside arrays (1 = a flat array, all ticketq_fleet's replies need);
 - ``max_line`` = 1024: bytes of one line (status, error, integer, length), its type byte
   included, its CRLF not (a line is never read past that, ended or not).
 
-ticketq_fleet's largest replies are a few hundred bytes in at most 2 levels of arrays, so
-the defaults leave ample room. A reply over a limit, or a ``$``/``*`` length below -1, raises
+Measured over the board contract tests (plain and lane queues): at most 20 elements, 256
+bytes of bulk strings and 66-byte lines in one reply, arrays never nested; ``tickets()`` and
+``dead(count)`` return 4 elements a ticket, so listing more than 1024 tickets at once needs
+a larger ``max_items``. A reply over a limit, or a ``$``/``*`` length below -1, raises
 OSError ("redis connection: reply over the limit: ..."), like every other broken stream: the
 connection is closed (the rest of that reply is never read) and the next command connects
 anew. Under a 64 KiB heap on the unix port the memory such a reply took is given back.
