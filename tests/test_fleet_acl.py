@@ -232,3 +232,37 @@ def test_fleetctl_prints_the_password_once_on_stdout_and_masks_it_elsewhere():
         assert "adminpw" not in p.stdout + p.stderr
     finally:
         admin.execute_command("CONFIG", "SET", "requirepass", "")
+
+
+def test_a_board_user_on_every_master_of_a_cluster():
+    # ACL users are per node: grant with one connection per master (fleetctl grant --url
+    # ... --url ... --cluster) gives each the same user and password; redis-py's
+    # RedisCluster then works the queue as that user, and is refused elsewhere.
+    if IS_MICROPYTHON:
+        skip("starts a redis-server (host only)")
+    import ticketq
+    import ticketq_fleet
+    from redis.cluster import RedisCluster
+
+    with fleet_server.Cluster(3) as cl:
+        rc = cl.client(socket_timeout=5)
+        from redis.crc import key_slot
+
+        names = ["c%d" % i for i in (1, 2, 0, 3, 4, 5)]
+        per = 16384 // 3
+        assert len(set(min(key_slot(n.encode()) // per, 2) for n in names[:3])) == 3  # every master
+        for n in names:
+            ticketq_fleet.FleetQueue(rc, n, 4)
+        admins = [n_.client(install=False) for n_ in cl.nodes]
+        pw = fleetctl.grant(admins, "b1", "board", names[:3], cluster=True)
+        url = fleetctl.user_url(cl.nodes[0].url, "b1", pw)
+        u = RedisCluster.from_url(url, socket_timeout=5)
+        for n in names[:3]:
+            q = ticketq_fleet.FleetQueue(u, n)
+            q.push(5, ticketq.NORMAL)
+            assert q.pop(30000) == 5
+            q.ack(q.last_lease)
+        for n in names[3:]:
+            raises(Exception, ticketq_fleet.FleetQueue, u, n)
+        _refused(u.execute_command, "FLUSHALL")
+        assert fleetctl.revoke(admins, "b1") == 3

@@ -147,8 +147,9 @@ def acl_rules(role, queues, prefix="tq", db=0, cluster=False):
     rules = ["reset", "on", "resetchannels", "-@all", "+ping"]
     if db:
         rules.append("+select|%d" % db)  # its URL's db, and no other
-    if cluster:  # what a cluster client reads to find the slots' masters
-        rules += ["+cluster|slots", "+cluster|shards", "+cluster|nodes", "+cluster|myid"]
+    if cluster:  # what a cluster client reads to find the slots' masters and the key specs
+        rules += ["+cluster|slots", "+cluster|shards", "+cluster|nodes", "+cluster|myid",
+                  "+command"]
     rules += ["+fcall|tq%d_%s" % (ticketq_fleet.VERSION, f) for f in fns]
     rules += ["+" + c for c in lua_commands() + list(_EXTRA[role])]
     rules += ["~%s{%s}:*" % (_glob(prefix), _glob(q)) for q in queues]
