@@ -53,6 +53,28 @@ def _enc(v):
     raise TypeError("command arguments: bytes, str or int")
 
 
+def _wrap(s, ca, name):
+    # A verified TLS client connection over socket s: the certificate must chain to `ca`
+    # (DER) and name `name`; a refused certificate or a failed handshake raises OSError.
+    try:
+        import tls  # MicroPython 1.23+ where the port has it (rp2 W, esp32, unix)
+    except ImportError:
+        tls = None
+    try:
+        if tls is not None:
+            ctx = tls.SSLContext(tls.PROTOCOL_TLS_CLIENT)
+            ctx.verify_mode = tls.CERT_REQUIRED
+            ctx.load_verify_locations(ca)  # DER; positional in the tls module
+            return ctx.wrap_socket(s, server_hostname=name)
+        import ssl  # CPython
+        ctx = ssl.create_default_context(cadata=ca)  # CERT_REQUIRED, the name checked
+        return ctx.wrap_socket(s, server_hostname=name)
+    except ImportError:
+        raise OSError("rediss://: no tls module in this interpreter")
+    except (OSError, ValueError) as e:  # the tls module says ValueError for a bad certificate
+        raise OSError("redis connection: TLS with %s refused: %s" % (name, str(e).strip() or repr(e)))
+
+
 def _num(s, lo, hi, what):
     # A URL's port or db: digits only (int() would take " 7", "+7", "7_0"), in range.
     if s and not [c for c in s if c not in "0123456789"]:
@@ -64,8 +86,15 @@ def _num(s, lo, hi, what):
 
 class Redis:
     def __init__(self, host="127.0.0.1", port=6379, timeout=10, password=None, db=0, username=None,
-                 max_bulk=MAX_BULK, max_items=MAX_ITEMS, max_depth=MAX_DEPTH, max_line=MAX_LINE):
+                 max_bulk=MAX_BULK, max_items=MAX_ITEMS, max_depth=MAX_DEPTH, max_line=MAX_LINE,
+                 ca=None, server_hostname=None):
+        if ca is not None and not isinstance(ca, bytes):
+            raise TypeError("ca: the CA certificate as DER bytes")
         self.host = host
+        # TLS when a CA is given: the server's certificate must chain to this one CA (pinned;
+        # no system store) and name server_hostname (default: host).
+        self.ca = ca
+        self.server_hostname = server_hostname
         self.port = port
         self.timeout = timeout  # s, for connect and every reply; more than any BLPOP wait
         self.password = password
@@ -85,11 +114,17 @@ class Redis:
         self._pid = getpid() if getpid else 0
 
     @classmethod
-    def from_url(cls, url, timeout=10):
-        # redis://[[user]:password@]host[:port][/db]; an IPv6 host in brackets: [::1]
-        if not url.startswith("redis://"):
-            raise ValueError("url: redis://[:password@]host[:port][/db]")
-        rest = url[8:]
+    def from_url(cls, url, timeout=10, ca=None, server_hostname=None):
+        # redis://[[user]:password@]host[:port][/db]; an IPv6 host in brackets: [::1];
+        # rediss://... is TLS, and needs the CA to pin (DER bytes).
+        tls = url.startswith("rediss://")
+        if not (tls or url.startswith("redis://")):
+            raise ValueError("url: redis[s]://[:password@]host[:port][/db]")
+        if tls and ca is None:
+            raise ValueError("url: rediss:// needs ca= (the CA certificate, DER bytes)")
+        if ca is not None and not tls:
+            raise ValueError("url: ca= is for rediss:// (TLS), not redis://")
+        rest = url[8 + tls:]
         password = user = None
         if "@" in rest:
             auth, rest = rest.rsplit("@", 1)
@@ -112,7 +147,8 @@ class Redis:
             rest, p = rest.rsplit(":", 1)
         if p is not None:
             port = _num(p, 1, 65535, "url: port")
-        return cls(rest or "127.0.0.1", port, timeout, password, db, user)
+        return cls(rest or "127.0.0.1", port, timeout, password, db, user, ca=ca,
+                   server_hostname=server_hostname)
 
     def connect(self):
         self.close()
@@ -123,6 +159,8 @@ class Redis:
         try:
             s.settimeout(self.timeout)
             s.connect(addr)
+            if self.ca is not None:
+                s = self._s = _wrap(s, self.ca, self.server_hostname or self.host)
             # MicroPython's socket reads lines itself; CPython's through a buffered file.
             self._f = s if hasattr(s, "readline") else s.makefile("rwb")
             self.connects += 1

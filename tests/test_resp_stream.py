@@ -346,3 +346,20 @@ def test_malformed_replies_fail_cleanly_and_give_the_heap_back():
     # No memory kept by the refused replies (some slack for the collector's conservative
     # scan of the stack).
     assert before - free() < 2048, (before, free())
+
+
+def test_rediss_urls_need_a_pinned_ca_and_only_they_take_one():
+    # rediss:// (TLS) needs ca= (DER bytes; there is no system store on a board); redis://
+    # refuses one (a CA with plain TCP would protect nothing); nothing is connected yet.
+    R = _resp().Redis
+    c = R.from_url("rediss://u:pw@h:6380/2", 3, ca=b"\x30\x82", server_hostname="redis.example")
+    assert (c.host, c.port, c.db, c.username, c.password) == ("h", 6380, 2, "u", "pw")
+    assert c.ca == b"\x30\x82" and c.server_hostname == "redis.example" and c.connects == 0
+    assert R.from_url("rediss://[::1]:7", ca=b"x").host == "::1"
+    assert R.from_url("redis://h").ca is None
+    e = raises(ValueError, R.from_url, "rediss://h:6380")
+    assert "ca" in str(e)
+    e = raises(ValueError, lambda: R.from_url("redis://h", ca=b"x"))
+    assert "rediss" in str(e)
+    raises(ValueError, R.from_url, "redisss://h")
+    raises(TypeError, lambda: R("h", ca="not bytes"))
