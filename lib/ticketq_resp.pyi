@@ -10,8 +10,16 @@ Whether a command that failed so was carried out is unknown: FleetQueue sends su
 again unchanged, and the server replays its first answer instead of acting twice.
 
 Every reply must come within ``timeout`` seconds, so a blocking command (BLPOP) must wait
-less than that (FleetQueue.slice_ms, 2 s by default, against 10 s here). No TLS, no RESP3,
-no pub/sub, no pipelining. Not for the micro:bit (no socket module there).
+less than that (FleetQueue.slice_ms, 2 s by default, against 10 s here). No RESP3, no
+pub/sub, no pipelining. Not for the micro:bit (no socket module there).
+
+TLS: ``rediss://`` (or ``ca=`` given to the constructor) wraps the connection in TLS, with
+MicroPython's ``tls`` module (1.23+, where the port has it: rp2 W, esp32, unix) or CPython's
+``ssl``. The server's certificate must chain to the one CA given (``ca``: its DER bytes;
+there is no system store, the CA is pinned) and name ``server_hostname`` (default: the
+URL's host); otherwise the connection is refused with OSError ("redis connection: TLS with
+<name> refused: ...") before anything is sent, AUTH included. Where neither module exists,
+OSError too: never a silent fall back to plain TCP.
 
 Every reply is bounded before anything is read or allocated for it (a hostile, spoofed or
 broken server cannot make a board allocate or recurse at will); the limits are per reply,
@@ -67,19 +75,27 @@ class Redis:
     """Levels of arrays one reply may nest (4; 1 = a flat array)."""
     max_line: int
     """Bytes of one reply line, its type byte included, its CRLF not (1024)."""
+    ca: Optional[bytes]
+    """The pinned CA certificate (DER) for TLS; None: plain TCP."""
+    server_hostname: Optional[str]
+    """The name the server's certificate must carry (None: ``host``)."""
     connects: int
     """Connections made so far (1 after the first command; more after reconnects)."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 6379, timeout: float = 10,
                  password: Optional[str] = None, db: int = 0,
                  username: Optional[str] = None, max_bulk: int = 65536,
-                 max_items: int = 4096, max_depth: int = 4, max_line: int = 1024) -> None:
-        """Nothing is connected until the first command. The max_* limits bound every reply
-        (see the module's documentation)."""
+                 max_items: int = 4096, max_depth: int = 4, max_line: int = 1024,
+                 ca: Optional[bytes] = None, server_hostname: Optional[str] = None) -> None:
+        """Nothing is connected until the first command. The max_* limits bound every reply;
+        ``ca`` (DER bytes) turns TLS on (see the module's documentation). TypeError for a
+        ``ca`` that is not bytes."""
 
     @classmethod
-    def from_url(cls, url: str, timeout: float = 10) -> "Redis":
-        """``redis://[[user]:password@]host[:port][/db]`` (a user logs in as that ACL user,
+    def from_url(cls, url: str, timeout: float = 10, ca: Optional[bytes] = None,
+                 server_hostname: Optional[str] = None) -> "Redis":
+        """``redis[s]://[[user]:password@]host[:port][/db]``; ``rediss://`` is TLS and needs
+        ``ca`` (ValueError without it; ValueError for ``ca`` with ``redis://``). (A user logs in as that ACL user,
         as with redis-py; the password may hold ":"), an IPv6 host in brackets
         (``redis://[::1]:6379/0``): ValueError for another scheme, an unclosed bracket, or
         naming a port (1..65535) or db (0..2**30-1) that is not a number in range, bounds
