@@ -177,3 +177,21 @@ def test_the_board_client_over_tls_on_the_unix_port():
     assert lines[:2] == ["refused other None", "refused ca wrong.example"], text
     assert lines[2].startswith("heap after handshake"), text
     print(lines[2])
+
+
+def test_the_gateway_over_tls():
+    # tools/gateway.py with rediss://...?ssl_ca_certs= (redis-py): the same outcome as
+    # test_fleet_gateway's first test over plain TCP.
+    port, d = _server()
+    import redis
+    import test_fleet_gateway as gw
+
+    class Tls:
+        url = "rediss://127.0.0.1:%d/0?ssl_ca_certs=%s" % (port, os.path.join(d, "ca.pem"))
+
+        def client(self):
+            return redis.Redis.from_url(self.url)
+
+    q, names = gw.fill(Tls())
+    out = gw.gateway(Tls(), q, names, "--local", "--capacity", "1")
+    gw.check_outcome(q, out)
