@@ -1,4 +1,4 @@
-# ticketq_resp: a small Redis client (RESP2 over TCP) for boards with sockets (esp32, Pico W,
+# ticketq_resp: a small Redis client (RESP2 over TCP or TLS) for boards with sockets (esp32, Pico W,
 # the unix port), enough for ticketq_fleet: execute_command(*args) as redis-py spells it.
 # Full documentation is in ticketq_resp.pyi. Runs unchanged on CPython too (the tests run
 # the same contract there and on the unix port). Not for the micro:bit: no socket.
@@ -8,7 +8,9 @@
 # A network failure (refused, reset, closed, timeout) closes the socket and raises OSError;
 # the next command connects again. Whether a command that failed so took effect is
 # unknown: ticketq_fleet sends such calls again with the same call number, and the server
-# replays its answer instead of acting twice.
+# replays its answer instead of acting twice. A reply over a limit (max_bulk, max_items,
+# max_depth, max_line: checked before anything is read or allocated for it) or not RESP2 is
+# such a failure too. rediss:// (ca= given): TLS with that one CA pinned (_wrap).
 try:
     import socket
 except ImportError:  # MicroPython before 1.19 names it usocket
