@@ -1,4 +1,4 @@
-# ticketq_resp: a small Redis client (RESP2 over TCP) for boards with sockets (esp32, Pico W,
+# ticketq_resp: a small Redis client (RESP2 over TCP or TLS) for boards with sockets (esp32, Pico W,
 # the unix port), enough for ticketq_fleet: execute_command(*args) as redis-py spells it.
 # Full documentation is in ticketq_resp.pyi. Runs unchanged on CPython too (the tests run
 # the same contract there and on the unix port). Not for the micro:bit: no socket.
@@ -8,7 +8,9 @@
 # A network failure (refused, reset, closed, timeout) closes the socket and raises OSError;
 # the next command connects again. Whether a command that failed so took effect is
 # unknown: ticketq_fleet sends such calls again with the same call number, and the server
-# replays its answer instead of acting twice.
+# replays its answer instead of acting twice. A reply over a limit (max_bulk, max_items,
+# max_depth, max_line: checked before anything is read or allocated for it) or not RESP2 is
+# such a failure too. rediss:// (ca= given): TLS with that one CA pinned (_wrap).
 try:
     import socket
 except ImportError:  # MicroPython before 1.19 names it usocket
@@ -29,6 +31,20 @@ class RespError(Exception):
     pass
 
 
+# Default limits on one reply (ticketq_resp.pyi): what ticketq_fleet's replies need, with
+# room to spare (its largest are a few hundred bytes, one array of at most 2 levels).
+MAX_BULK = 65536
+MAX_ITEMS = 4096
+MAX_DEPTH = 4
+MAX_LINE = 1024
+
+
+def _limit(what, n, limit):
+    # A reply over a limit: refused unread, so the stream is out of step (closed after).
+    raise OSError("redis connection: reply over the limit: %s %d, at most %d"
+                  % (what, n, limit))
+
+
 def _enc(v):
     if isinstance(v, bytes):
         return v
@@ -37,6 +53,28 @@ def _enc(v):
     if isinstance(v, int) and type(v) is not bool:
         return str(v).encode()
     raise TypeError("command arguments: bytes, str or int")
+
+
+def _wrap(s, ca, name):
+    # A verified TLS client connection over socket s: the certificate must chain to `ca`
+    # (DER) and name `name`; a refused certificate or a failed handshake raises OSError.
+    try:
+        import tls  # MicroPython 1.23+ where the port has it (rp2 W, esp32, unix)
+    except ImportError:
+        tls = None
+    try:
+        if tls is not None:
+            ctx = tls.SSLContext(tls.PROTOCOL_TLS_CLIENT)
+            ctx.verify_mode = tls.CERT_REQUIRED
+            ctx.load_verify_locations(ca)  # DER; positional in the tls module
+            return ctx.wrap_socket(s, server_hostname=name)
+        import ssl  # CPython
+        ctx = ssl.create_default_context(cadata=ca)  # CERT_REQUIRED, the name checked
+        return ctx.wrap_socket(s, server_hostname=name)
+    except ImportError:
+        raise OSError("rediss://: no tls module in this interpreter")
+    except (OSError, ValueError) as e:  # the tls module says ValueError for a bad certificate
+        raise OSError("redis connection: TLS with %s refused: %s" % (name, str(e).strip() or repr(e)))
 
 
 def _num(s, lo, hi, what):
@@ -49,13 +87,28 @@ def _num(s, lo, hi, what):
 
 
 class Redis:
-    def __init__(self, host="127.0.0.1", port=6379, timeout=10, password=None, db=0, username=None):
+    def __init__(self, host="127.0.0.1", port=6379, timeout=10, password=None, db=0, username=None,
+                 max_bulk=MAX_BULK, max_items=MAX_ITEMS, max_depth=MAX_DEPTH, max_line=MAX_LINE,
+                 ca=None, server_hostname=None):
+        if ca is not None and not isinstance(ca, bytes):
+            raise TypeError("ca: the CA certificate as DER bytes")
         self.host = host
+        # TLS when a CA is given: the server's certificate must chain to this one CA (pinned;
+        # no system store) and name server_hostname (default: host).
+        self.ca = ca
+        self.server_hostname = server_hostname
         self.port = port
         self.timeout = timeout  # s, for connect and every reply; more than any BLPOP wait
         self.password = password
         self.db = db
         self.username = username  # a Redis 6+ ACL user (AUTH username password); None: default
+        # A reply over one of these limits is refused before anything is allocated for it
+        # (a hostile or broken server cannot make the board allocate or recurse at will).
+        self.max_bulk = max_bulk  # bytes of bulk strings in one reply, altogether
+        self.max_items = max_items  # array elements in one reply, all arrays counted
+        self.max_depth = max_depth  # arrays inside arrays: 1 = a flat array
+        self.max_line = max_line  # bytes of one line (status, error, integer), without CRLF
+        self._left = None  # [items, bulk bytes] still allowed in the reply being read
         self._s = None
         self._f = None
         self.connects = 0  # connections made so far (tests count reconnects)
@@ -63,11 +116,17 @@ class Redis:
         self._pid = getpid() if getpid else 0
 
     @classmethod
-    def from_url(cls, url, timeout=10):
-        # redis://[[user]:password@]host[:port][/db]; an IPv6 host in brackets: [::1]
-        if not url.startswith("redis://"):
-            raise ValueError("url: redis://[:password@]host[:port][/db]")
-        rest = url[8:]
+    def from_url(cls, url, timeout=10, ca=None, server_hostname=None):
+        # redis://[[user]:password@]host[:port][/db]; an IPv6 host in brackets: [::1];
+        # rediss://... is TLS, and needs the CA to pin (DER bytes).
+        tls = url.startswith("rediss://")
+        if not (tls or url.startswith("redis://")):
+            raise ValueError("url: redis[s]://[:password@]host[:port][/db]")
+        if tls and ca is None:
+            raise ValueError("url: rediss:// needs ca= (the CA certificate, DER bytes)")
+        if ca is not None and not tls:
+            raise ValueError("url: ca= is for rediss:// (TLS), not redis://")
+        rest = url[8 + tls:]
         password = user = None
         if "@" in rest:
             auth, rest = rest.rsplit("@", 1)
@@ -90,7 +149,8 @@ class Redis:
             rest, p = rest.rsplit(":", 1)
         if p is not None:
             port = _num(p, 1, 65535, "url: port")
-        return cls(rest or "127.0.0.1", port, timeout, password, db, user)
+        return cls(rest or "127.0.0.1", port, timeout, password, db, user, ca=ca,
+                   server_hostname=server_hostname)
 
     def connect(self):
         self.close()
@@ -101,6 +161,8 @@ class Redis:
         try:
             s.settimeout(self.timeout)
             s.connect(addr)
+            if self.ca is not None:
+                s = self._s = _wrap(s, self.ca, self.server_hostname or self.host)
             # MicroPython's socket reads lines itself; CPython's through a buffered file.
             self._f = s if hasattr(s, "readline") else s.makefile("rwb")
             self.connects += 1
@@ -186,8 +248,12 @@ class Redis:
             flush()
 
     def _line(self):
-        line = self._file().readline()
+        # At most max_line bytes and the CRLF: a line without an end is never read whole.
+        m = self.max_line
+        line = self._file().readline(m + 2)
         if not line.endswith(b"\r\n"):
+            if len(line) >= m + 1:
+                _limit("a line longer than", m, m)
             raise OSError("redis connection closed")
         return line[:-2]
 
@@ -203,25 +269,43 @@ class Redis:
             raise OSError("redis connection closed")
         return data
 
+    def _count(self, line, i, what):
+        # The length a "$" or "*" line announces, checked against what the reply may still
+        # hold before anything is read or allocated for it; -1 is a null.
+        n = int(line[1:])
+        if n < -1:
+            raise OSError("redis connection: %s length %d" % (what, n))
+        if n > self._left[i]:  # the limit is on the whole reply: what is left of it
+            _limit(what + " length", n, self._left[i])
+        if n > 0:
+            self._left[i] -= n
+        return n
+
     def _reply(self):
+        self._left = [self.max_items, self.max_bulk]
+        return self._value(0)
+
+    def _value(self, depth):
         line = self._line()
         t = line[:1]
         if t == b":":
             return int(line[1:])
         if t == b"$":
-            n = int(line[1:])
+            n = self._count(line, 1, "bulk string")
             if n < 0:
                 return None
             return self._read(n + 2)[:-2]
         if t == b"*":
-            n = int(line[1:])
+            if depth >= self.max_depth:
+                _limit("array depth", depth + 1, self.max_depth)
+            n = self._count(line, 0, "array")
             if n < 0:
                 return None
             err = None
             out = []
             for _ in range(n):
                 try:
-                    out.append(self._reply())
+                    out.append(self._value(depth + 1))
                 except RespError as e:  # an error inside an array: read the rest first
                     err = err or e
                     out.append(e)

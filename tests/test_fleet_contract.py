@@ -319,11 +319,11 @@ class _Interrupt:
         if fl is not None:
             fl()
 
-    def readline(self):
+    def readline(self, size=-1):  # ticketq_resp reads at most max_line + 2 bytes a line
         if self.armed:
             self.armed = False
             raise KeyboardInterrupt
-        return self.f.readline()
+        return self.f.readline(size)
 
     def read(self, n):
         return self.f.read(n)

@@ -5,7 +5,7 @@
 # The socket is a stand-in put in place of the module's `socket` (the byte stream is what
 # is under test; the real server is test_fleet_contract's). Runs on CPython and on the
 # unix port; the WebAssembly VM has no socket module, so ticketq_resp does not import there.
-from support import raises, skip
+from support import IS_MICROPYTHON, raises, skip
 
 try:
     import ticketq_resp
@@ -44,9 +44,11 @@ class _Sock:
         self.sent += bytes(b)[:n]
         return n
 
-    def readline(self):
+    def readline(self, size=-1):
         i = self.data.find(b"\n", self.pos)
         end = len(self.data) if i < 0 else i + 1
+        if size >= 0:
+            end = min(end, self.pos + size)
         out = self.data[self.pos:end]
         self.pos = end
         return out
@@ -81,13 +83,13 @@ class _Net:
         return self.sock
 
 
-def _run(sock, fn):
+def _run(sock, fn, **limits):
     # fn(client) with the module's socket replaced by one that hands out `sock`.
     r = _resp()
     real = r.socket
     r.socket = _Net(sock)
     try:
-        return fn(r.Redis("h", 7))
+        return fn(r.Redis("h", 7, **limits))
     finally:
         r.socket = real
 
@@ -202,3 +204,162 @@ def test_close_closes_the_socket_and_the_next_command_connects_again():
         return c.execute_command("PING"), c.connects
 
     assert _run(s, go) == (b"B", 2)
+
+
+# Replies a hostile or broken server may send, each over one of the default limits
+# (ticketq_resp.pyi: 64 KiB of bulk strings, 4096 array elements, 4 levels of arrays, lines of
+# 1024 bytes), and how many bytes of it the client may read before it refuses: the line that
+# announces the length, never what it announces.
+HOSTILE = (
+    (b"$2000000000\r\n", 13),
+    (b"$65537\r\n" + b"x" * 100, 9),
+    (b"*2000000000\r\n", 14),
+    (b"*4097\r\n", 8),
+    (b"*1\r\n" * 50, 20),  # the fifth level is refused
+    (b"+" + b"x" * 2000, 1026),  # no end of line: 1024 bytes and 2 for the CRLF, then no more
+    (b"-" + b"e" * 1100 + b"\r\n", 1026),
+    (b":" + b"9" * 1100 + b"\r\n", 1026),
+    (b"*3000\r\n" + b"*3000\r\n", 16),  # 6000 elements altogether
+)
+
+
+def _hostile_ok(r, data, upto):
+    # The reply is refused with OSError saying which limit, the connection is closed, no
+    # byte beyond `upto` was read, and the next command connects again and works.
+    s = _Sock(data + b"+OK\r\n")
+
+    def two(c):
+        e = raises(OSError, c.execute_command, "GET", "k")
+        assert not isinstance(e, r.RespError)
+        assert "over the limit" in str(e), e
+        assert s.closed and s.pos <= upto, (s.closed, s.pos, upto)
+        s.pos = len(data)  # the next connection reads the next reply
+        return c.execute_command("PING"), c.connects
+
+    assert _run(s, two) == (b"OK", 2), data[:30]
+
+
+def test_hostile_lengths_and_depths_are_refused_before_anything_is_read():
+    r = _resp()
+    for data, upto in HOSTILE:
+        _hostile_ok(r, data, upto)
+    # 60000 bytes, then 60000 more: over 64 KiB in all (the limit is on the whole reply).
+    data = b"*2\r\n$60000\r\n" + b"x" * 60000 + b"\r\n$60000\r\n"
+    _hostile_ok(r, data, len(data))
+
+
+def test_replies_at_the_limits_are_read():
+    # The limits are inclusive, and tunable per client.
+    big = b"y" * 65536
+    s = _Sock(b"$65536\r\n" + big + b"\r\n")
+    assert _run(s, lambda c: c.execute_command("GET", "k")) == big
+    del big
+    s = _Sock(b"*1\r\n*1\r\n*1\r\n*0\r\n")
+    assert _run(s, lambda c: c.execute_command("X")) == [[[[]]]]
+    s = _Sock(b"+" + b"o" * 1023 + b"\r\n")  # the type byte counts, the CRLF does not
+    assert _run(s, lambda c: c.execute_command("X")) == b"o" * 1023
+    s = _Sock(b"*4096\r\n" + b":1\r\n" * 4096)
+    assert _run(s, lambda c: c.execute_command("X")) == [1] * 4096
+    s = _Sock(b"*2\r\n$3\r\nabc\r\n:1\r\n")
+    assert _run(s, lambda c: c.execute_command("X"), max_bulk=3, max_items=2, max_depth=1) == [b"abc", 1]
+    for data, limits in ((b"$4\r\nabcd\r\n", {"max_bulk": 3}),
+                         (b"*2\r\n$2\r\nab\r\n$2\r\n", {"max_bulk": 3}), (b"*1\r\n*0\r\n", {"max_depth": 1}),
+                         (b"*3\r\n", {"max_items": 2}), (b"+abcd\r\n", {"max_line": 3})):
+        s = _Sock(data)
+        e = raises(OSError, lambda: _run(s, lambda c: c.execute_command("X"), **limits))
+        assert "over the limit" in str(e) and s.closed, (data, e)
+
+
+def _mutants():
+    # A deterministic list of malformed replies: every valid reply of REPLIES cut at every
+    # position, and with one byte replaced (at every position, by a few bytes that mean
+    # something in RESP2), from a small linear congruential sequence so that every run and
+    # every interpreter sees the same list.
+    out = []
+    for rep in REPLIES:
+        for i in range(len(rep)):
+            out.append(rep[:i])
+    x = 12345
+    special = b"\r\n*$:-+0-9"
+    for rep in REPLIES:
+        for i in range(len(rep)):
+            x = (x * 1103515245 + 12345) & 0x3FFFFFFF
+            out.append(rep[:i] + special[x % len(special):][:1] + rep[i + 1:])
+    return out
+
+
+def _fuzz(r, cases):
+    # Each case: a value, an error reply (RespError) or a refusal (OSError, the connection
+    # closed); never another exception, never a hang.
+    got = [0, 0, 0]
+    for data in cases:
+        s = _Sock(data)
+        try:
+            _run(s, lambda c: c.execute_command("GET", "k"), max_bulk=64, max_items=8,
+                 max_depth=2, max_line=16)
+            got[0] += 1
+        except r.RespError:
+            got[1] += 1
+        except OSError:
+            assert s.closed, data
+            got[2] += 1
+    return got
+
+
+def test_hostile_replies_on_the_unix_port_under_a_64k_heap():
+    # The refusals and the fuzz list above on the 32-bit unix port with a 64 KiB heap (a
+    # small board's): a refused length never reaches the allocator, and the heap is given
+    # back (the MicroPython branch of the fuzz test checks it).
+    if IS_MICROPYTHON:
+        skip("starts the unix port (host only)")
+    import os
+    import subprocess
+    import sys
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(os.path.dirname(here), "tools"))
+    import mpunix
+    exe, how = mpunix.find()
+    if exe is None:
+        skip("no MicroPython unix port: %s" % how)
+    code = ("import test_resp_stream as t\nt.test_malformed_replies_fail_cleanly_and_give_the_heap_back()\n"
+            "r = t._resp()\nfor d, u in t.HOSTILE: t._hostile_ok(r, d, u)\nprint('hostile ok')\n")
+    out = subprocess.run([exe, "-X", "heapsize=64k", "-c", code], capture_output=True, text=True,
+                         env=dict(os.environ, MICROPYPATH=mpunix.micropypath()), timeout=120)
+    assert out.returncode == 0 and out.stdout.strip() == "hostile ok", out.stdout + out.stderr
+
+
+def test_malformed_replies_fail_cleanly_and_give_the_heap_back():
+    r = _resp()
+    cases = _mutants()
+    cases.extend(d for d, _ in HOSTILE)
+    got = _fuzz(r, cases)
+    assert got[0] and got[1] and got[2] and sum(got) == len(cases), got
+    try:
+        import gc
+        free = gc.mem_free  # MicroPython only
+    except (ImportError, AttributeError):
+        return
+    gc.collect()
+    before = free()
+    assert _fuzz(r, cases) == got
+    gc.collect()
+    # No memory kept by the refused replies (some slack for the collector's conservative
+    # scan of the stack).
+    assert before - free() < 2048, (before, free())
+
+
+def test_rediss_urls_need_a_pinned_ca_and_only_they_take_one():
+    # rediss:// (TLS) needs ca= (DER bytes; there is no system store on a board); redis://
+    # refuses one (a CA with plain TCP would protect nothing); nothing is connected yet.
+    R = _resp().Redis
+    c = R.from_url("rediss://u:pw@h:6380/2", 3, ca=b"\x30\x82", server_hostname="redis.example")
+    assert (c.host, c.port, c.db, c.username, c.password) == ("h", 6380, 2, "u", "pw")
+    assert c.ca == b"\x30\x82" and c.server_hostname == "redis.example" and c.connects == 0
+    assert R.from_url("rediss://[::1]:7", ca=b"x").host == "::1"
+    assert R.from_url("redis://h").ca is None
+    e = raises(ValueError, R.from_url, "rediss://h:6380")
+    assert "ca" in str(e)
+    e = raises(ValueError, lambda: R.from_url("redis://h", ca=b"x"))
+    assert "rediss" in str(e)
+    raises(ValueError, R.from_url, "redisss://h")
+    raises(TypeError, lambda: R("h", ca="not bytes"))
