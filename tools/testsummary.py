@@ -87,9 +87,9 @@ def read(logdir):
     return rows
 
 
-def render(rows):
+def render(rows, logdir="build/test-logs"):
     """The summary's lines: a table, then the closing `N passed, N failed, N skipped`."""
-    out = ["== summary (each stage's full output: build/test-logs/)"]
+    out = ["== summary (each stage's whole output: %s/NN-STAGE.log)" % logdir.rstrip("/")]
     for r in rows:
         out.append("%-28s %5d passed %3d failed %4d skipped %5d s  %s%s" % (
             r["name"], r["passed"], r["failed"], r["skipped"], r["secs"], r["status"],
@@ -108,7 +108,7 @@ def main(argv=None):
     if not rows:
         print("testsummary: no stage recorded in %s" % argv[0])
         return 2
-    print("\n".join(render(rows)), flush=True)
+    print("\n".join(render(rows, argv[0])), flush=True)
     return 1 if any(r["status"] == "FAILED" for r in rows) else 0
 
 
