@@ -86,3 +86,40 @@ def test_the_summary_of_a_log_folder_ends_with_the_closing_line():
     os.remove(os.path.join(d, "02-vm.meta"))
     assert ts.main([d]) == 0
     assert ts.main([tempfile.mkdtemp()]) == 2
+
+
+def test_tools_test_stage_function_records_each_stage_and_the_summary_fails_the_run():
+    # tools/test's own stage() (taken from the script as it is), with three quick stages: a
+    # passing runner, the unix port given /bin/true (ran no test), a failing check whose
+    # later commands must not run; then tools/testsummary.py as tools/test calls it
+    if IS_MICROPYTHON:
+        skip("runs bash on the host")
+    import os
+    import re
+    import subprocess
+    import sys
+    import tempfile
+
+    ts = _ts()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(ts.__file__)))
+    text = open(os.path.join(root, "tools", "test")).read()
+    fn = re.search(r"^stage\(\) \{\n.*?^\}\n", text, re.M | re.S).group(0)
+    assert 'tee "$f.log"' in fn and "PIPESTATUS[0]" in fn, fn
+    logs = tempfile.mkdtemp()
+    script = "\n".join([
+        "set -euo pipefail", "logs=%s" % logs, "nstage=0", fn,
+        "stage ok tests %s -c 'print(\"3 passed, 0 failed, 1 skipped\")'" % sys.executable,
+        "stage unix tests env MICROPYTHON=/bin/true %s tools/mpunix.py --skip-missing --quiet test_ticks"
+        % sys.executable,
+        "check() { echo step1; false; echo notreached; }",
+        "stage firmware check check",
+        "%s tools/testsummary.py \"$logs\"" % sys.executable])
+    p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60, cwd=root)
+    lines = p.stdout.splitlines()
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "notreached" not in p.stdout and "step1" in lines, p.stdout
+    assert sorted(os.listdir(logs)) == ["01-ok.log", "01-ok.meta", "02-unix.log", "02-unix.meta",
+                                        "03-firmware.log", "03-firmware.meta"]
+    assert lines[-1] == "3 passed, 2 failed, 1 skipped", lines
+    rows = dict((l.split()[0], l) for l in lines[-4:-1])
+    assert rows["ok"].endswith("ok") and "FAILED" in rows["unix"] and "FAILED: exit 1" in rows["firmware"], rows
