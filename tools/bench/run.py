@@ -338,8 +338,8 @@ class RunError(RuntimeError):
 def batch(cmd, steps, timeout, **kw):
     """Runs a worker on a JSON list of snippets like subprocess.run(capture_output=True):
     the worker writes "progress N" on stderr before step N; every 15 s this prints a line
-    "   N/M steps, S s", N steps done of M (long batches showed nothing for minutes). The progress lines are
-    left out of the returned stderr."""
+    "   N/M steps, S s": N steps done of M, S seconds into the batch (long batches showed
+    nothing for minutes). The progress lines are left out of the returned stderr."""
     import threading
 
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
