@@ -108,7 +108,7 @@ class Redis:
         self.max_items = max_items  # array elements in one reply, all arrays counted
         self.max_depth = max_depth  # arrays inside arrays: 1 = a flat array
         self.max_line = max_line  # bytes of one line (status, error, integer), without CRLF
-        self._left = None  # [items, bulk bytes] still allowed in the reply being read
+        self._left = [0, 0]  # [items, bulk bytes] still allowed in the reply being read
         self._s = None
         self._f = None
         self.connects = 0  # connections made so far (tests count reconnects)

@@ -33,6 +33,27 @@
      "line": "w.led = _led(hb)",
      "why": "pyright infers Shell.led as None from __init__ alone when it checks shell.py; "
             "shell.pyi declares led: Optional[Callable[[int], object]]"},
+    # --- lib/ticketq_resp.py: TLS (rediss://), MicroPython's tls module or CPython's ssl
+    {"kind": "fp", "targets": ["esp32-1.20"],
+     "file": "lib/ticketq_resp.py", "rule": "reportMissingImports",
+     "line": "import tls  # MicroPython 1.23+ where the port has it (rp2 W, esp32, unix)",
+     "why": "tls is MicroPython 1.23+; the import is inside try/except ImportError, and "
+            "rediss:// then says 'no tls module in this interpreter' (plain redis:// works)"},
+    {"kind": "fp", "targets": ["esp32"],
+     "file": "lib/ticketq_resp.py", "rule": "reportAttributeAccessIssue",
+     "line": "ctx.verify_mode = tls.CERT_REQUIRED",
+     "why": "MicroPython's tls.SSLContext has a settable verify_mode (extmod/modtls_mbedtls.c); "
+            "the esp32 stub omits it. Run on the unix port's tls module by test_resp_tls"},
+    {"kind": "fp", "targets": ["esp32"],
+     "file": "lib/ticketq_resp.py", "rule": "reportAttributeAccessIssue",
+     "line": "ctx = ssl.create_default_context(cadata=ca)  # CERT_REQUIRED, the name checked",
+     "why": "CPython's branch, taken only where there is no tls module; a board has tls"},
+    {"kind": "fp", "targets": ["esp32", "esp32-1.20"],
+     "file": "lib/ticketq_resp.py", "rule": "reportCallIssue",
+     "line": "line = self._file().readline(m + 2)",
+     "why": "a MicroPython stream's readline takes an optional size (py/stream.c, "
+            "mp_stream_unbuffered_readline); the stub's socket.readline has none. The bound "
+            "is run on the unix port by test_resp_stream"},
     # --- lib/ticketq.py: the viper class replaces the bytecode one where it compiles
     {"kind": "fp", "targets": "*",
      "file": "lib/ticketq.py", "rule": "reportAssignmentType",
