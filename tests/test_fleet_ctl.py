@@ -131,28 +131,28 @@ def test_errors_say_what_to_do_with_one_exit_code_each():
     u = ("--url", srv.url)
     # a missing queue names the command that makes it; no server internals
     code, out, err = ctl("stats", "nosuchqueue", *u)
-    assert code == fleetctl.EXIT_NOQUEUE == 5
+    assert code == fleetctl.EXIT_NOQUEUE == 6
     assert "fleetctl create nosuchqueue --capacity" in err and "script:" not in err
     assert "user_function" not in err and "create it with a capacity" not in err
-    # a refused connection: one line, about a second at most, exit 3
+    # a refused connection: one line, about a second at most, exit 4
     port = fleet_server.free_port()
     t = time.monotonic()
     p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fleetctl.py"), "stats", "q",
                         "--url", "redis://127.0.0.1:%d/0" % port], capture_output=True, text=True, timeout=60)
     took = time.monotonic() - t
-    assert p.returncode == fleetctl.EXIT_UNREACHABLE == 3, p.stderr
+    assert p.returncode == fleetctl.EXIT_UNREACHABLE == 4, p.stderr
     assert len(p.stderr.strip().splitlines()) == 1 and "cannot reach" in p.stderr
     # (the interpreter's own start is in `took`: the connection itself is refused at once,
     # with no retries; a generous bound that still fails the old 15.8 s / 4.6 s)
     assert took < 4, took
     # a wrong user or password: exit 4, said as such
     code, out, err = ctl("stats", "q", "--url", "redis://nobody:nopass@127.0.0.1:%d/0" % srv.port)
-    assert code == fleetctl.EXIT_AUTH == 4 and "refused the user name or password" in err
+    assert code == fleetctl.EXIT_AUTH == 5 and "refused the user name or password" in err
     assert "nopass" not in err
     # the library not loaded: exit 6, with the command that loads it
     with fleet_server.RedisServer() as bare:
         code, out, err = ctl("stats", "q", "--url", bare.url)
-        assert code == fleetctl.EXIT_NOLIB == 6 and "fleetctl install" in err, err
+        assert code == fleetctl.EXIT_NOLIB == 7 and "fleetctl install" in err, err
         # a server that needs a password, asked without one, says so
         bare.client(install=False).config_set("requirepass", "s3cret")
         code, out, err = ctl("stats", "q", "--url", bare.url)
@@ -167,5 +167,20 @@ def test_errors_say_what_to_do_with_one_exit_code_each():
     assert code == 2 and "unrecognized arguments: --urll" in err
     code, out, err = ctl("dead", "q", "--count", 0, *u)
     assert code == 2 and "--count 0" in err
-    # every code used above is in the table, and the table has one meaning per code
-    assert sorted(fleetctl.EXIT_CODES) == list(range(7))
+
+
+def test_the_exit_code_table_in_the_docs_is_the_tools_table():
+    host()
+    import exitcodes
+
+    with open(os.path.join(ROOT, "docs", "fleet.md")) as f:
+        text = f.read().split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in text.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0].isdigit():
+            rows[int(cells[0])] = cells[1]
+    assert rows == exitcodes.TABLE
+    # and the tools use those numbers
+    assert (fleetctl.EXIT_UNREACHABLE, fleetctl.EXIT_AUTH, fleetctl.EXIT_NOQUEUE, fleetctl.EXIT_NOLIB) == (
+        exitcodes.UNREACHABLE, exitcodes.AUTH, exitcodes.NO_QUEUE, exitcodes.NO_LIBRARY)

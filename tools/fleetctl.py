@@ -43,8 +43,8 @@ on every server, with one password; the URL printed is the first one's.
 
 Exit (the table in docs/fleet.md, "Exit codes", shared with the gateway and tools/run):
 0 done (also when the reader of its output went away: ... | head), 1 the server refused
-the operation, 2 usage, 3 server unreachable, 4 password needed or refused (or not
-permitted), 5 no such queue, 6 the library not loaded.
+the operation, 2 usage, 4 server unreachable, 5 password needed or refused (or not
+permitted), 6 no such queue, 7 the library not loaded (tools/exitcodes.py).
 """
 import argparse
 import hashlib
@@ -58,8 +58,9 @@ ROOT = os.path.dirname(HERE)
 LUA = os.path.join(ROOT, "fleet")
 # One file per concern, in load order: each may use what the ones before it define.
 PARTS = ("core.lua", "queue.lua", "lease.lua", "lanes.lua")
-if os.path.join(ROOT, "lib") not in sys.path:
-    sys.path.insert(0, os.path.join(ROOT, "lib"))
+for _p in (os.path.join(ROOT, "lib"), HERE):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
 
 import ticketq_fleet  # noqa: E402
 import ticketq_fleetlanes  # noqa: E402
@@ -243,16 +244,11 @@ def _db(url):
 
 # ---- errors a person can act on, and one exit code per condition (docs/fleet.md, "Exit
 # codes": the same table for fleetctl, the gateway and tools/run)
-EXIT_OK, EXIT_REFUSED, EXIT_USAGE, EXIT_UNREACHABLE, EXIT_AUTH, EXIT_NOQUEUE, EXIT_NOLIB = range(7)
-EXIT_CODES = {
-    EXIT_OK: "done",
-    EXIT_REFUSED: "the server refused the operation (or another error of the queue)",
-    EXIT_USAGE: "usage: a bad argument, option or URL",
-    EXIT_UNREACHABLE: "the server cannot be reached (connection refused, no route, timed out)",
-    EXIT_AUTH: "the server wants a password, or refused the one given (or the user may not)",
-    EXIT_NOQUEUE: "no such queue (fleetctl create makes one)",
-    EXIT_NOLIB: "the ticketq library is not loaded in the server (fleetctl install)",
-}
+import exitcodes  # noqa: E402
+
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE = exitcodes.OK, exitcodes.FAILED, exitcodes.USAGE
+EXIT_UNREACHABLE, EXIT_AUTH = exitcodes.UNREACHABLE, exitcodes.AUTH
+EXIT_NOQUEUE, EXIT_NOLIB = exitcodes.NO_QUEUE, exitcodes.NO_LIBRARY
 _INTERNALS = re.compile(r"\s*script: \S+, on @\S+\.?\s*$|\s*\(create it with a capacity\)")
 
 
