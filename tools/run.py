@@ -75,7 +75,8 @@ for _p in (HERE, os.path.join(ROOT, "lib"), os.path.join(ROOT, "firmware")):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
-OK, FAILED, SETUP, NO_RAM = 0, 1, 2, 3
+# One code per condition, shared with fleetctl and the gateway: tools/exitcodes.py
+from exitcodes import OK, FAILED, NO_RAM, UNREACHABLE, USAGE as SETUP  # noqa: E402
 
 
 class Stop(Exception):
@@ -473,8 +474,8 @@ def run_board(args, url, path, emulated):
     t0 = time.monotonic()
     try:
         board = deploy.open_board(url, args.timeout)
-    except deploy.DeployError as e:  # no answer: the run failed (exit 1, as deploy.py's and devtest.py's)
-        raise Stop(str(e), FAILED)
+    except deploy.DeployError as e:  # no answer: unreachable (tools/exitcodes.py, docs/fleet.md)
+        raise Stop(str(e), UNREACHABLE)
     with board:
         from devtest import pick_profile  # --board, else the profile named as its sys.platform
 
@@ -767,7 +768,7 @@ def main(argv=None):
                     "on the host MicroPython VM (default), a board over mpremote, or the emulated micro:bit.",
         epilog="Workload format: firmware/workload.pyi (queue / push / cancel / run lines), checked whole "
                "before anything runs. Exit: 0 ran, 1 failed, 2 setup or usage (a bad option or workload "
-               "file), 3 out of memory on the target; with --exec, 0, 1 or sys.exit's as micropython -c.")
+               "file), 3 out of memory on the target, 4 the board cannot be reached (tools/exitcodes.py); with --exec, 0, 1 or sys.exit's as micropython -c.")
     p.add_argument("--workload", "-w", metavar="FILE", default=SAMPLE,
                    help="workload file (default: firmware/workload.txt, the sample of an edge mesh node)")
     g = p.add_mutually_exclusive_group()
