@@ -14,6 +14,7 @@ or Valkey server (7.0 or later), and look at, feed and repair queues from the ho
     tools/fleetctl.py clear|destroy jobs --yes
     tools/fleetctl.py push jobs 42 [--class HIGH] [--lane 1]
     tools/fleetctl.py pop jobs [--lease-ms 30000] [--json]
+    tools/fleetctl.py exporter [--port 9464] [--bind 127.0.0.1] [--queue Q ...]  # Prometheus
     tools/fleetctl.py grant board7 --queue jobs [--queue more] \
                                       [--role board|producer|operator] --url ... [--url ...]
     tools/fleetctl.py rotate board7 --url ... [--url ...]
@@ -470,6 +471,11 @@ def parser():
     u.add_argument("--lane", type=int, default=0, help="lane (a lane queue)")
     o = add("pop", [qn, js], "pop one ticket (acked at once unless --lease-ms)")
     o.add_argument("--lease-ms", type=int, default=0, help="lease it for this long instead")
+    e = add("exporter", [], "serve Prometheus metrics of the queues on http://BIND:PORT/metrics")
+    e.add_argument("--port", type=int, default=9464, help="TCP port (default 9464; 0: a free one)")
+    e.add_argument("--bind", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
+    e.add_argument("--queue", dest="queues", action="append", metavar="Q",
+                   help="a queue to watch (repeat; default: every queue under --prefix, at each scrape)")
     for name, h in (("grant", "create a board's own ACL user"), ("rotate", "a new password for a user"),
                     ("revoke", "delete a user")):
         g = add(name, [], h)
@@ -525,6 +531,8 @@ def main(argv=None):
                 return 0
             if a.command == "create":
                 return _create(a, conn, url)
+            if a.command == "exporter":
+                return _exporter(a, url)
             q = open_queue(conn, queue, a.prefix)
             q.retries = 0
         except ValueError as e:  # a URL redis-py cannot read, a queue name or prefix with { }
@@ -540,6 +548,25 @@ def main(argv=None):
         code, msg = explain(e, url, queue, a.prefix)
         print("fleetctl: %s" % hide(msg), file=sys.stderr)
         return code
+
+
+def _exporter(a, url):
+    import time
+
+    import fleetmetrics
+
+    if not 0 <= a.port < 65536:
+        raise ValueError("--port %d: 0..65535" % a.port)
+    _, port = fleetmetrics.exporter(url, a.queues, a.prefix, a.port, a.bind, a.timeout)
+    print("== exporter: metrics of %s on %s at http://%s:%d/metrics" % (
+        ", ".join(a.queues) if a.queues else "every queue under prefix %r" % a.prefix, safe_url(url),
+        a.bind, port))
+    sys.stdout.flush()
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        return 130
 
 
 def _acl(a, conns, urls):

@@ -323,6 +323,7 @@ class Gateway:
         self.todo = []  # (token, fleet id, name, result) a board ran whose ack/release failed
         self.ran = self.acked = self.released = self.refused = 0
         self.warned = False  # the --lease-ms warning, printed once
+        self.late = 0  # acks refused because the lease had run out (the job runs again elsewhere)
 
     def name_of(self, i):
         if self.names is not None:
@@ -422,6 +423,7 @@ class Gateway:
             if result == "ok":
                 ok = self.fleet.ack(token)
                 self.acked += ok
+                self.late += not ok
                 self.todo.pop(0)
                 self.out("ack %d %s%s" % (i, name, "" if ok else " (late: its lease had run out)"))
             else:
@@ -579,6 +581,9 @@ def main(argv=None, out=print):
     p.add_argument("--max", type=int, help="stop after this many jobs ran")
     p.add_argument("--idle-ms", type=int, help="stop after this long with nothing to do")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds without an answer from a board")
+    p.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on "
+                   "http://127.0.0.1:PORT/metrics (0: a free port, printed)")
+    p.add_argument("--metrics-bind", default="127.0.0.1", help="the metrics' address (default 127.0.0.1)")
     a = p.parse_args(argv)  # a misspelled option: "unrecognized arguments: --locl", exit 2
     if not (a.connect or a.unix or a.local):
         p.error("one of the arguments --connect --unix --local is required")
@@ -594,6 +599,8 @@ def main(argv=None, out=print):
             p.error("%s %d: at most %d" % (opt, v, most))
     if not a.timeout > 0:
         p.error("--timeout %s: more than 0 seconds" % a.timeout)
+    if a.metrics_port is not None and not 0 <= a.metrics_port < 65536:
+        p.error("--metrics-port %d: 0..65535" % a.metrics_port)
     import workload
 
     if a.kind not in workload.KINDS:  # else the first ticket without a name stops the gateway
@@ -620,8 +627,18 @@ def main(argv=None, out=print):
             probe.close()
             # A socket timeout, so that a fleet gone silent (no reset) is noticed: pop_until
             # cuts each server-side wait below it.
-            fleet = open_queue(redis.Redis.from_url(a.url, socket_timeout=10, socket_connect_timeout=10),
-                               a.queue, a.prefix)
+            kw = dict(socket_timeout=10, socket_connect_timeout=10)
+            if a.metrics_port is not None:
+                import fleetmetrics
+                from prometheus_client import CollectorRegistry
+
+                registry = CollectorRegistry()
+                # every call of the gateway to the fleet timed, by call
+                latency = fleetmetrics.new_latency(registry)
+                conn = fleetmetrics.timed_client(a.url, latency, **kw)
+            else:
+                conn = redis.Redis.from_url(a.url, **kw)
+            fleet = open_queue(conn, a.queue, a.prefix)
         except (redis.RedisError, FleetError, ValueError) as e:  # ValueError: the URL, a { } in a name
             raise setup_error(e)
         if a.names:
@@ -646,6 +663,14 @@ def main(argv=None, out=print):
             return b
 
         gw = Gateway(fleet, board, a.names, a.kind, a.lease_ms, a.window, out)
+        if a.metrics_port is not None:
+            registry.register(fleetmetrics.QueueCollector(redis.Redis.from_url(a.url, **kw), [a.queue], a.prefix))
+            registry.register(fleetmetrics.GatewayCollector(gw))
+            try:
+                mport = fleetmetrics.serve(a.metrics_port, a.metrics_bind, registry)
+            except OSError as e:
+                raise Stop("--metrics-port %d: %s" % (a.metrics_port, e), exitcodes.USAGE)
+            out("== metrics on http://%s:%d/metrics" % (a.metrics_bind, mport))
         out("== gateway: fleet queue %s at %s%s -> worker on %s, window %d, lease %d ms" % (
             a.queue, url, " (lanes %s)" % ":".join(map(str, fleet.weights)) if hasattr(fleet, "lanes") else "",
             board.where, gw.window, a.lease_ms))
