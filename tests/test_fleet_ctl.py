@@ -184,3 +184,29 @@ def test_the_exit_code_table_in_the_docs_is_the_tools_table():
     # and the tools use those numbers
     assert (fleetctl.EXIT_UNREACHABLE, fleetctl.EXIT_AUTH, fleetctl.EXIT_NOQUEUE, fleetctl.EXIT_NOLIB) == (
         exitcodes.UNREACHABLE, exitcodes.AUTH, exitcodes.NO_QUEUE, exitcodes.NO_LIBRARY)
+
+
+def test_the_servers_totals_count_each_event_once():
+    # meta's acked, returned, buried, expired (fleet/core.lua, lease.lua): one each per
+    # event, never again when a call is sent again and replayed, and shown by stats.
+    host()
+    srv = fleet_server.shared()
+    conn = srv.client()
+    q = FleetQueue(conn, fleet_server.fresh_name("tot"), 8, 0, 0, 2)
+    for i in range(1, 5):
+        q.push(i, 1)
+    q.pop(60000)
+    a = q._args("ack", (q.last_lease,), True)
+    assert q._send(list(a)) == 1 and q._send(list(a)) == 1  # the same call again: replayed
+    q.pop(60000)
+    q.release(q.last_lease)  # back (returned), delivered once
+    q.pop(60000)  # the same ticket (2), delivered twice now
+    q.release(q.last_lease)  # max_deliveries 2: buried
+    q.pop(1)  # ticket 3, a 1 ms lease
+    time.sleep(0.05)
+    code, out, _ = ctl("stats", q.name, "--json", "--url", srv.url)  # info reaps it: expired, returned
+    t = json.loads(out)["totals"]
+    assert t == {"pushed": 4, "popped": 4, "acked": 1, "returned": 2, "buried": 1, "expired": 1}, t
+    code, out, _ = ctl("stats", q.name, "--url", srv.url)
+    assert "totals: pushed=4 popped=4 acked=1 returned=2 buried=1 expired=1" in out
+    q.destroy()

@@ -384,14 +384,19 @@ def queues(conn, prefix="tq"):
 def stats(conn, q):
     """A queue's numbers: name, kind, capacity, queued, leased, dead, per_class {name: n},
     per_lane (lane queue: [{lane, weight, queued, held, bound}], else None), next_expiry_ms
-    (None: no lease), digest (8 hex digits), pops (pops so far, the server's count)."""
+    (None: no lease), digest (8 hex digits), pops (pops so far, the server's count), totals
+    {pushed, popped, acked, returned, buried, expired}: the server's counts since the queue
+    was made (docs/fleet.md, meta's fields)."""
     i = q.info()
+    t = [int(v or 0) for v in conn.hmget(q.keys[0], "hi", "lo", "pops", "acked", "returned", "buried",
+                                         "expired")]
     out = {"name": q.name, "kind": "lanes" if hasattr(q, "lanes") else "plain",
            "capacity": i["capacity"], "queued": i["queued"], "leased": i["leased"], "dead": i["dead"],
            "per_class": dict(zip(CLASSES, i["classes"])),
            "next_expiry_ms": None if i["next_expiry_ms"] < 0 else i["next_expiry_ms"],
-           "digest": "%08x" % i["digest"], "pops": int(conn.hget(q.keys[0], "pops") or 0),
-           "per_lane": None}
+           "digest": "%08x" % i["digest"], "pops": t[2], "per_lane": None,
+           "totals": {"pushed": t[0] * (1 << 30) + t[1], "popped": t[2], "acked": t[3],
+                      "returned": t[4], "buried": t[5], "expired": t[6]}}
     if hasattr(q, "lanes"):
         li = q.lane_info()
         out["per_lane"] = [{"lane": l, "weight": q.weights[l], "queued": li["queued"][l],
@@ -618,7 +623,9 @@ def _queue_command(a, conn, q):
         lines = ["%s %s: %d/%d queued, %d leased, %d dead, digest %s, %d pops" % (
             s["name"], s["kind"], s["queued"], s["capacity"], s["leased"], s["dead"], s["digest"], s["pops"]),
             "classes: " + " ".join("%s=%d" % (c, s["per_class"][c]) for c in reversed(CLASSES)),
-            "no lease" if s["next_expiry_ms"] is None else "next lease expiry in %d ms" % s["next_expiry_ms"]]
+            "no lease" if s["next_expiry_ms"] is None else "next lease expiry in %d ms" % s["next_expiry_ms"],
+            "totals: " + " ".join("%s=%d" % (k, s["totals"][k]) for k in (
+                "pushed", "popped", "acked", "returned", "buried", "expired"))]
         for l in s["per_lane"] or ():
             lines.append("lane %d: weight %d, queued %d, held %d of %d" % (
                 l["lane"], l["weight"], l["queued"], l["held"], l["bound"]))

@@ -86,8 +86,6 @@ class QueueCollector:
             try:
                 q = self._queue(name)
                 s = fleetctl.stats(self.conn, q)
-                m = self.conn.hmget(q.keys[0], "hi", "lo")
-                pushed = int(m[0] or 0) * (1 << 30) + int(m[1] or 0)
             except Exception:
                 self.open.pop(name, None)
                 self.errors += 1
@@ -103,10 +101,13 @@ class QueueCollector:
                 "expiry by the server's clock (absent: no lease)", ["queue"])
             if s["next_expiry_ms"] is not None:
                 g["ticketq_next_lease_expiry_seconds"].add_metric([name], s["next_expiry_ms"] / 1000.0)
-            fam(CounterMetricFamily, "ticketq_pushed", "Tickets pushed since the queue was made "
-                "(the server's push counter)", ["queue"]).add_metric([name], pushed)
-            fam(CounterMetricFamily, "ticketq_popped", "Pops that took a ticket since the queue "
-                "was made (the server's count)", ["queue"]).add_metric([name], s["pops"])
+            for key, doc in (("pushed", "Tickets pushed"), ("popped", "Pops that took a ticket"),
+                             ("acked", "Acks that held their lease"),
+                             ("returned", "Leases ended without an ack (released or expired) "
+                              "whose ticket went back to the queue"),
+                             ("buried", "Tickets dead-lettered"), ("expired", "Leases that ran out")):
+                fam(CounterMetricFamily, "ticketq_" + key, doc + ", since the queue was made "
+                    "(the server's count)", ["queue"]).add_metric([name], s["totals"][key])
             for l in s["per_lane"] or ():
                 for key in ("queued", "held", "weight"):
                     fam(GaugeMetricFamily, "ticketq_lane_" + key, {
