@@ -210,3 +210,31 @@ def test_the_servers_totals_count_each_event_once():
     code, out, _ = ctl("stats", q.name, "--url", srv.url)
     assert "totals: pushed=4 popped=4 acked=1 returned=2 buried=1 expired=1" in out
     q.destroy()
+
+
+def test_an_operator_user_runs_the_operator_commands():
+    # grant --role operator gives what fleetctl's reads and requeue need on its queues, and
+    # no more (list, a SCAN of every key, is the admin's: exit 5, said as such).
+    host()
+    srv = fleet_server.shared()
+    admin = srv.client()
+    name = fleet_server.fresh_name("op")
+    q = FleetQueue(admin, name, 4, 0, 0, 1)
+    q.push(1, 2)
+    q.pop(60000)
+    q.release(q.last_lease)  # a dead letter
+    q.push(2, 1)
+    q.pop(60000)
+    user = "op" + name.replace("-", "")[-20:]
+    url = fleetctl.user_url(srv.url, user, fleetctl.grant([admin], user, "operator", [name]))
+    try:
+        for cmd in (["stats", name, "--json"], ["tickets", name], ["peek", name], ["leased", name],
+                    ["dead", name], ["requeue", name], ["push", name, 7], ["pop", name]):
+            code, out, err = ctl(*(cmd + ["--url", url]))
+            assert code == 0 and "password" not in err, (cmd, code, err)
+        assert q.info()["dead"] == 0 and [t[0] for t in q.tickets()] == [7]
+        code, out, err = ctl("list", "--url", url)
+        assert code == fleetctl.EXIT_AUTH and "may not" in err, err
+    finally:
+        fleetctl.revoke([admin], user)
+        q.destroy()
