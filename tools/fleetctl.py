@@ -256,6 +256,13 @@ EXIT_NOQUEUE, EXIT_NOLIB = exitcodes.NO_QUEUE, exitcodes.NO_LIBRARY
 _INTERNALS = re.compile(r"\s*script: \S+, on @\S+\.?\s*$|\s*\(create it with a capacity\)")
 
 
+def _cmd():
+    # How to name fleetctl in advice: as it was started if it is fleetctl (a console script,
+    # ticketq-fleetctl), else as the repo runs it.
+    name = os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else "")
+    return name if name.startswith("ticketq-fleetctl") else "tools/fleetctl.py"
+
+
 class Failure(Exception):
     """An error for a person: `code` (one of EXIT_*), the message says what to do."""
 
@@ -285,11 +292,12 @@ def explain(e, url=None, queue=None, prefix="tq"):
     if "NOPERM" in msg or "NoPermissionError" in names:
         return EXIT_AUTH, "%s: this user may not do that (fleetctl grant --role operator): %s" % (where, msg)
     if "TQNOQUEUE" in msg:
-        return EXIT_NOQUEUE, ("no queue %r (prefix %r) on %s: create it with: fleetctl create %s "
-                              "--capacity N [--weights 2,1] --url ..." % (queue, prefix, where, queue or "NAME"))
+        return EXIT_NOQUEUE, ("no queue %r (prefix %r) on %s: create it with: %s create %s "
+                              "--capacity N [--weights 2,1] --url ..." % (queue, prefix, where, _cmd(),
+                                                                           queue or "NAME"))
     if "unction not found" in msg or "library is not loaded" in msg:
-        return EXIT_NOLIB, ("the ticketq_%d library is not loaded in %s: load it with: fleetctl "
-                            "install --url ..." % (ticketq_fleet.VERSION, where))
+        return EXIT_NOLIB, ("the ticketq_%d library is not loaded in %s: load it with: %s "
+                            "install --url ..." % (ticketq_fleet.VERSION, where, _cmd()))
     if ("ConnectionError" in names or "TimeoutError" in names or isinstance(e, OSError)):
         why = msg.split(". ")[0] if msg else type(e).__name__
         return EXIT_UNREACHABLE, "cannot reach %s: %s" % (where, why)
@@ -603,8 +611,8 @@ def _create(a, conn, url):
         if "TQNOQUEUE" not in str(e):
             raise
     else:
-        raise Failure(EXIT_REFUSED, "queue %s exists already (%s): fleetctl destroy %s --yes first "
-                      "to make it again" % (a.queue, "lanes" if hasattr(q, "lanes") else "plain", a.queue))
+        raise Failure(EXIT_REFUSED, "queue %s exists already (%s): %s destroy %s --yes first "
+                      "to make it again" % (a.queue, "lanes" if hasattr(q, "lanes") else "plain", _cmd(), a.queue))
     if a.weights:
         try:
             w = [int(x) for x in a.weights.split(",")]
