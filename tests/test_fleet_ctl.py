@@ -238,3 +238,28 @@ def test_an_operator_user_runs_the_operator_commands():
     finally:
         fleetctl.revoke([admin], user)
         q.destroy()
+
+
+def test_bad_pushes_are_refused_with_the_queue_unchanged():
+    host()
+    srv = fleet_server.shared()
+    srv.client()
+    name = fleet_server.fresh_name("bp")
+    u = ("--url", srv.url)
+    assert ctl("create", name, "--capacity", 1, *u)[0] == 0
+    q = FleetQueue(srv.client(), name)
+    for args, want in (([-1], "job id"), ([1 << 30], "job id"), ([1, "--lane", 1], "--lane 1"),
+                       ([1, "--class", "urgent"], "--class")):
+        code, out, err = ctl("push", name, *(args + list(u)))
+        assert code == 2 and want in err and "Traceback" not in err, (args, err)
+    assert len(q) == 0
+    assert ctl("push", name, 1, *u)[0] == 0
+    code, out, err = ctl("push", name, 2, *u)
+    assert code == 1 and "full" in err and "nothing pushed" in err, err
+    assert [t[0] for t in q.tickets()] == [1]
+    q.destroy()
+    lname = fleet_server.fresh_name("bpl")
+    assert ctl("create", lname, "--capacity", 4, "--weights", "1,1", *u)[0] == 0
+    code, out, err = ctl("push", lname, 1, "--lane", 2, *u)
+    assert code == 2 and "lane" in err, err
+    assert ctl("destroy", lname, "--yes", *u)[0] == 0

@@ -551,9 +551,9 @@ def main(argv=None):
                 return _exporter(a, url)
             q = open_queue(conn, queue, a.prefix)
             q.retries = 0
-        except ValueError as e:  # a URL redis-py cannot read, a queue name or prefix with { }
-            p.error(hide(str(e)))
-        return _queue_command(a, conn, q)
+            return _queue_command(a, conn, q)
+        except (ValueError, TypeError) as e:  # a URL redis-py cannot read, a queue name or
+            p.error(hide(str(e)))             # prefix with { }, a job id or lane out of range
     except Exception as e:
         if isinstance(e, BrokenPipeError):  # our own stdout's reader went away (... | head)
             raise
@@ -666,12 +666,17 @@ def _queue_command(a, conn, q):
     elif cmd == "destroy":
         print("destroyed %s (%d keys)" % (q.name, q.destroy()))
     elif cmd == "push":
-        if hasattr(q, "lanes"):
-            s = q.push(a.id, CLASSES.index(a.cls), a.lane)
-        elif a.lane:
-            raise Failure(EXIT_USAGE, "--lane %d: queue %s has no lanes" % (a.lane, q.name))
-        else:
-            s = q.push(a.id, CLASSES.index(a.cls))
+        from ticketq_base import QueueFull
+
+        try:
+            if hasattr(q, "lanes"):
+                s = q.push(a.id, CLASSES.index(a.cls), a.lane)
+            elif a.lane:
+                raise ValueError("--lane %d: queue %s has no lanes" % (a.lane, q.name))
+            else:
+                s = q.push(a.id, CLASSES.index(a.cls))
+        except QueueFull as e:  # LaneFull too: which lane, its bound
+            raise Failure(EXIT_REFUSED, "queue %s: %s; nothing pushed" % (q.name, e))
         print("pushed %d %s seq=%d" % (a.id, a.cls, s))
     elif cmd == "pop":
         from ticketq_base import QueueEmpty
