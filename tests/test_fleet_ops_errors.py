@@ -119,7 +119,7 @@ def test_fleetqueue_given_a_url_and_a_lane_queue_without_weights_say_what_to_pas
     try:
         FleetLaneQueue(conn, name, 8)
     except TypeError as e:
-        assert "weights=(2, 1)" in str(e)
+        assert "weights=(2, 1)" in str(e)  # LaneQueue's own words for weights None
     else:
         raise AssertionError("a lane queue without weights was made")
     assert not conn.exists("tq{%s}:meta" % name)  # nothing made
