@@ -49,9 +49,11 @@ If the board raises MemoryError, the run stops there with what did not fit and t
 heap (before it, and after a gc.collect()); a board that does not answer within --timeout
 seconds stops it too. Never a hang, never a silent pass.
 
-Exit status: 0 the workload ran to its summary; 1 it did not (an error on the board or the
-VM, no answer); 2 usage or setup (a bad option, a bad workload file, no node, no VM, no
-profile, no emulator); 3 out of memory (MemoryError), what did not fit named. With --exec:
+Exit status (tools/exitcodes.py, the table in docs/fleet.md): 0 the workload ran to its
+summary; 1 it did not (an error on the board or the VM, no answer once running); 2 usage or
+setup (a bad option, a bad workload file, no node, no VM, no profile, no emulator); 3 out of
+memory (MemoryError), what did not fit named; 4 the board cannot be reached (no REPL at the
+connect string). With --exec:
 0, or 1 when the snippet raised (its traceback on stderr), or sys.exit's status, as
 `micropython -c`.
 """
