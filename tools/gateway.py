@@ -68,6 +68,12 @@ entry (up to 5). A lease shorter than one round trip (a ticket's pop reply to th
 answer to its submit) is warned about once: "== warning: --lease-ms N is shorter than one
 board round trip (M ms): ...".
 
+--metrics-port PORT serves Prometheus metrics on http://127.0.0.1:PORT/metrics (--metrics-bind
+for another address; 0: a free port, printed as "== metrics on http://HOST:PORT/metrics"): the
+queue's (as fleetctl exporter's), the gateway's jobs by outcome, its late acks (lease
+expiries) and jobs on the board, and the latency of its calls to the fleet (docs/fleet.md,
+"Metrics").
+
 Exit (tools/exitcodes.py, the table in docs/fleet.md): 0 stopped as asked (or its output's
 reader went away); 1 a fleet error that is no outage (FleetError) or a bad name; 2 usage
 (a bad option, URL or --names); 4 the fleet or the board unreachable at setup; 5 password
