@@ -119,6 +119,14 @@ def test_operator_commands_on_a_lane_queue():
     assert out.splitlines() == ["5 NORMAL seq=0 lane=1", "6 LOW seq=1 lane=0"]
     code, out, _ = ctl("stats", name, *u)
     assert "lane 0: weight 2, queued 1, held 1 of 8" in out and "CRITICAL=0 HIGH=0 NORMAL=1 LOW=1" in out
+    code, out, _ = ctl("pop", name, "--lease-ms", 60000, "--json", *u)
+    popped = json.loads(out)
+    assert (popped["id"], popped["class"], popped["lane"]) == (5, "NORMAL", 1)
+    (row,) = json.loads(ctl("leased", name, "--json", *u)[1])
+    assert (row["id"], row["class"], row["lane"], row["seq"], row["token"]) == (5, "NORMAL", 1, 0, popped["token"])
+    code, out, _ = ctl("tickets", name, *u)
+    assert out.splitlines()[0] == "6 LOW seq=1 lane=0"
+    assert out.splitlines()[1].startswith("5 NORMAL seq=0 lane=1 leased expires_in_ms=")
     assert ctl("destroy", name, "--yes", *u)[0] == 0
     code, out, err = ctl("push", name, 1, "--lane", 9, *u)
     assert code == fleetctl.EXIT_NOQUEUE
