@@ -1,6 +1,8 @@
 # hatchling build hook (pyproject.toml): the wheel gets copies of lib/*.py with the
 # docstrings of lib/*.pyi inserted (tools/stubdocs.py), so that help() on CPython shows
-# the documentation; the .pyi stubs go in beside them as they are. lib/ itself keeps no
+# the documentation; the .pyi stubs go in beside them as they are. It also packs
+# ticketq_tools (pkg/ticketq_tools: the console scripts ticketq-fleetctl and ticketq-gateway,
+# with copies of tools/fleetctl.py, tools/gateway.py, the board worker and fleet/*.lua). lib/ itself keeps no
 # run-time docstrings: a micro:bit would keep them in RAM.
 import os
 import shutil
@@ -23,6 +25,23 @@ class CustomBuildHook(BuildHookInterface):
             with open(path, "w", encoding="utf-8") as f:
                 f.write(text)
             build_data["force_include"][path] = name
+        # the console scripts (ticketq_tools: pyproject.toml's [project.scripts]) and what
+        # they need from the checkout, so that they run from the wheel alone
+        tools = {
+            "pkg/ticketq_tools/__init__.py": "ticketq_tools/__init__.py",
+            "tools/fleetctl.py": "ticketq_tools/fleetctl.py",
+            "tools/gateway.py": "ticketq_tools/gateway.py",
+            "tools/exitcodes.py": "ticketq_tools/exitcodes.py",  # fleetctl's and the gateway's
+            "tools/fleetmetrics.py": "ticketq_tools/fleetmetrics.py",  # exporter, --metrics-port
+            "firmware/worker.py": "ticketq_tools/worker.py",
+            "firmware/workload.py": "ticketq_tools/workload.py",
+            "firmware/shell.py": "ticketq_tools/shell.py",
+        }
+        for lua in sorted(os.listdir(os.path.join(self.root, "fleet"))):
+            if lua.endswith(".lua"):
+                tools["fleet/" + lua] = "ticketq_tools/fleet/" + lua
+        for src, dst in tools.items():
+            build_data["force_include"][os.path.join(self.root, src)] = dst
 
     def finalize(self, version, build_data, artifact_path):
         if getattr(self, "_tmp", None):

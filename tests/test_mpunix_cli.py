@@ -30,3 +30,54 @@ def test_the_header_names_the_path_ticketq_reports(tmp_path=None):
     out = _where(fake)
     assert "1.29.0, 64-bit" in out and "ticketq's default (bytecode) path" in out, out
     assert "bytecode path forced" in _where(fake, "--bytecode")
+
+
+def _mpunix(env_exe, *args):
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return subprocess.run([sys.executable, os.path.join(root, "tools", "mpunix.py")] + list(args),
+                          capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, MICROPYTHON=env_exe))
+
+
+def test_an_interpreter_that_runs_no_test_fails_the_stage():
+    # issue 22: MICROPYTHON=/bin/true printed nothing, exited 0, and the stage was green
+    if IS_MICROPYTHON:
+        skip("drives tools/mpunix.py from CPython")
+    r = _mpunix("/bin/true", "--skip-missing", "test_ticks")
+    assert r.returncode == 1, (r.returncode, r.stdout)
+    assert "ran no test" in r.stdout and "SKIPPED" not in r.stdout, r.stdout
+    assert r.stdout.splitlines()[-1] == "0 passed, 1 failed, 0 skipped", r.stdout
+
+
+def test_a_wrong_path_is_an_error_not_a_skip():
+    # SKIPPED is only ever said with exit 0; a $MICROPYTHON naming nothing is exit 2, ERROR
+    if IS_MICROPYTHON:
+        skip("drives tools/mpunix.py from CPython")
+    r = _mpunix("/nonexistent/micropython", "--skip-missing", "test_ticks")
+    assert r.returncode == 2, (r.returncode, r.stdout)
+    assert "SKIPPED" not in r.stdout and "ERROR" in r.stdout and "not an executable" in r.stdout, r.stdout
+
+
+def test_quiet_leaves_out_pass_and_skip_lines_but_keeps_the_count():
+    if IS_MICROPYTHON:
+        skip("drives tools/mpunix.py from CPython")
+    import os
+    import tempfile
+
+    d = tempfile.mkdtemp()
+    fake = os.path.join(d, "micropython")
+    with open(fake, "w") as f:  # prints what mprun prints, whatever it is asked
+        f.write("#!/bin/sh\necho PASS a.test_x\necho 'SKIP a.test_y: why'\necho FAIL a.test_z\n"
+                "echo '1 passed, 1 failed, 1 skipped'\nexit 1\n")
+    os.chmod(fake, 0o755)
+    r = _mpunix(fake, "--quiet", "a")
+    lines = r.stdout.splitlines()
+    assert r.returncode == 1
+    assert "FAIL a.test_z" in lines and lines[-1] == "1 passed, 1 failed, 1 skipped", lines
+    assert not [l for l in lines if l.startswith(("PASS ", "SKIP "))], lines
+    r = _mpunix(fake, "a")
+    assert "SKIP a.test_y: why" in r.stdout.splitlines()

@@ -28,7 +28,9 @@ imported again for the tests left. A module that cannot be imported (ImportError
 unless it names a project module) or compiled on the board (MemoryError: named with its
 stripped size and the heap free before it) counts as a failure. Test files are removed
 afterwards, and a soft reset leaves the heap unlocked whatever a test did. The last line is
-`N passed, N failed, N skipped`.
+`N passed, N failed, N skipped`; a run that counted no test at all exits 1 ("ran no test"),
+never 0. --quiet leaves out each test's PASS and SKIP line (how tools/test calls it unless
+-v); failures, the per-module table and the closing count stay.
 
 Modules: those named, else the profile's TESTS (the micro:bit has no room, asyncio or
 hypothesis for most), else every tests/test_*.py.
@@ -67,7 +69,12 @@ def all_modules():
     return sorted(f[:-3] for f in os.listdir(TESTS) if f.startswith("test_") and f.endswith(".py"))
 
 
+QUIET = [False]  # --quiet: the PASS and SKIP lines of each test are left out
+
+
 def out(line=""):
+    if QUIET[0] and line.lstrip().startswith(("PASS ", "SKIP ")):
+        return
     print(line, flush=True)
 
 
@@ -77,6 +84,8 @@ def run_host(modules, timeout, paths=()):
     mods = modules or all_modules()
     node = os.environ.get("NODE", "node")
     cmd = [node, os.path.join(HERE, "mpvm", "run.mjs"), "--timeout", str(int(timeout))]
+    if QUIET[0]:
+        cmd.append("--quiet")
     for d in paths:
         cmd += ["--path", d]
     cmd += mods
@@ -427,6 +436,9 @@ def summary(tally, board_name):
     for mod, p, f, s, secs, note in tally.rows:
         out("   %-26s pass %2d  fail %2d  skip %2d  %5.1f s%s" % (mod, p, f, s, secs, "  " + note if note else ""))
     out("%d passed, %d failed, %d skipped" % (tally.passed, tally.failed, tally.skipped))
+    if not (tally.passed or tally.failed or tally.skipped):
+        out("devtest: ran no test on %s" % board_name)  # never green with nothing run
+        return 1
     return 1 if tally.failed else 0
 
 
@@ -471,7 +483,11 @@ def main(argv=None):
     p.add_argument("--path", action="append", default=[], metavar="DIR",
                    help="also look for test modules in DIR (before tests/; repeatable)")
     p.add_argument("--verbose", "-v", action="store_true", help="show each file deployed")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="leave out each test's PASS and SKIP line (failures, the per-module table and the "
+                        "closing count stay)")
     args = p.parse_args(argv)
+    QUIET[0] = args.quiet
     if args.board:
         try:  # a profile that does not exist is a usage error (exit 2), before any board
             deploy.read_profile(args.board)

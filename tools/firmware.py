@@ -298,7 +298,9 @@ def build(force=False, log=print):
     open(blog, "w").close()
     log("tools/firmware: building %s %s with %d frozen modules (log: %s)" % (
         SRC_PKG, version, len(prof["FROZEN"]), os.path.relpath(blog)))
+    step = lambda what: log("tools/firmware: %6.1f s  %s" % (time.monotonic() - t0, what))  # noqa: E731
     mpys, mpy_sizes, tree = freeze_c(prof, os.path.join(tmp, "mpy"), blog)
+    step("compiled %d modules with mpy-cross" % len(mpys))
     bld = os.path.join(tmp, "src")
     shutil.copytree(src, bld, symlinks=True)
     shutil.rmtree(os.path.join(bld, "build"), ignore_errors=True)
@@ -307,7 +309,9 @@ def build(force=False, log=print):
                prof.get("CONFIG", {}))
     env = dict(os.environ, PYTHONHASHSEED="0", CXXFLAGS="-std=gnu++14", SOURCE_DATE_EPOCH=str(epoch),
                LC_ALL="C.UTF-8", TZ="UTC")
+    step("patched the source tree (%d frozen qstrs); make all (the longest step, ~2 min)" % n_qstr)
     run(["make", "all"], blog, cwd=bld, env=env)
+    step("make all done")
     elf = os.path.join(bld, "build", "bbc-microbit-classic-gcc-nosd", "source", "microbit-micropython")
     info = elf_sizes(elf)
     info.update({"debian_version": version, "source_date_epoch": epoch, "key": key,

@@ -569,7 +569,11 @@ def main(argv=None):
 def _exporter(a, url):
     import time
 
-    import fleetmetrics
+    try:
+        import fleetmetrics
+    except ImportError as e:  # prometheus_client missing: requirements-dev.txt has it
+        raise Failure(EXIT_USAGE, "exporter needs the prometheus_client package (pip install "
+                      "prometheus_client): %s" % e)
 
     if not 0 <= a.port < 65536:
         raise ValueError("--port %d: 0..65535" % a.port)

@@ -635,8 +635,12 @@ def main(argv=None, out=print):
             # cuts each server-side wait below it.
             kw = dict(socket_timeout=10, socket_connect_timeout=10)
             if a.metrics_port is not None:
-                import fleetmetrics
-                from prometheus_client import CollectorRegistry
+                try:
+                    import fleetmetrics
+                    from prometheus_client import CollectorRegistry
+                except ImportError as e:
+                    raise Stop("--metrics-port needs the prometheus_client package (pip install "
+                               "prometheus_client): %s" % e, exitcodes.USAGE)
 
                 registry = CollectorRegistry()
                 # every call of the gateway to the fleet timed, by call

@@ -17,20 +17,26 @@ The interpreter is, in this order: $MICROPYTHON, `micropython` on PATH, or
 sockets; the closest interpreter here to an rp2 or esp32 board). When none is found it says
 so and exits 0 with `--skip-missing` (how tools/test calls it: the stage is reported as
 skipped, never passed over silently), else 2; a $MICROPYTHON that names no executable is
-always an error (2).
+always an error (2, saying ERROR, not SKIPPED: SKIPPED is only ever printed with exit 0).
 
 It runs `micropython tests/mprun.py MODULE ...` with MICROPYPATH set to the frozen modules
 (asyncio), tests/, lib/ and firmware/, so the very modules CPython's pytest collects are
 imported and their test_* functions called, one line each, then `N passed, N failed, N
-skipped`. Exit status: the interpreter's (0 no test failed, 1 a test failed), 2 usage or no
-interpreter, 3 the run did not finish within --timeout seconds.
+skipped`; with --quiet the PASS and SKIP lines are left out (failures, their tracebacks, any
+other output and the closing line stay: how tools/test calls it unless -v). Exit status: 0
+no test failed and at least one ran; 1 a test failed, or the interpreter ran no test (it
+printed no closing line, e.g. MICROPYTHON=/bin/true, or counted nothing: then mpunix prints
+"ran no test" and "0 passed, 1 failed, 0 skipped"); 2 usage or no interpreter; 3 the run did
+not finish within --timeout seconds.
 """
 import argparse
 import contextlib
 import os
+import re
 import shutil
 import subprocess
 import sys
+import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -60,15 +66,50 @@ def micropypath(extra=()):
     return ":".join(dirs + [os.path.abspath(d) for d in extra])
 
 
-def run(modules, timeout=300, paths=(), exe=None, bytecode=False):
+CLOSING = re.compile(r"^(\d+) passed, (\d+) failed, (\d+) skipped$")
+
+
+def run(modules, timeout=300, paths=(), exe=None, bytecode=False, quiet=False):
+    """Runs tests/mprun.py on the unix port, passing its lines on (with `quiet`, not the
+    PASS and SKIP lines: failures and the closing line). Returns 0 only when the
+    interpreter exited 0 AND printed mprun's closing line with at least one test counted:
+    an interpreter that prints nothing (MICROPYTHON=/bin/true) ran no test, and fails (1)."""
     exe = exe or find()[0]
     env = dict(os.environ, MICROPYPATH=micropypath(paths))
     cmd = [exe, os.path.join(TESTS, "mprun.py")] + (["--bytecode"] if bytecode else []) + list(modules)
+    closing = None
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    fired = []
+
+    def expire():
+        fired.append(True)
+        proc.kill()
+
+    timer = threading.Timer(timeout, expire)
+    timer.start()
     try:
-        return subprocess.call(cmd, env=env, timeout=timeout)
-    except subprocess.TimeoutExpired:
+        for raw in proc.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\r\n")
+            m = CLOSING.match(line)
+            if m:
+                closing = tuple(int(g) for g in m.groups())
+            if not (quiet and line.startswith(("SKIP ", "PASS "))):
+                print(line, flush=True)
+        code = proc.wait()
+    finally:
+        timer.cancel()
+    if fired:
         print("mpunix: the run did not finish within %d s" % timeout, flush=True)
         return 3
+    if closing is None:
+        print("mpunix: ran no test: %s exited %d without mprun's closing line "
+              "'N passed, N failed, N skipped' (is it a MicroPython unix port?)" % (exe, code), flush=True)
+        print("0 passed, 1 failed, 0 skipped", flush=True)
+        return 1
+    if not sum(closing):
+        print("mpunix: ran no test", flush=True)
+        return 1
+    return code if code else (1 if closing[1] else 0)
 
 
 @contextlib.contextmanager
@@ -152,6 +193,8 @@ def main(argv=None):
     p.add_argument("modules", nargs="*", help="test modules (default: every tests/test_*.py)")
     p.add_argument("--where", action="store_true", help="print the interpreter it would use and exit")
     p.add_argument("--skip-missing", action="store_true", help="no interpreter: say so, exit 0")
+    p.add_argument("--quiet", "-q", action="store_true",
+                   help="leave out the PASS and SKIP lines (failures and the closing count stay)")
     p.add_argument("--path", action="append", default=[], help="another folder of modules")
     p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--bytecode", action="store_true",
@@ -164,9 +207,14 @@ def main(argv=None):
         p.error("--timeout must be > 0 seconds")
     exe, how = find()
     if exe is None:
-        print("== MicroPython unix port: SKIPPED, none found (%s)" % how, flush=True)
-        # a $MICROPYTHON that was set but is wrong is a mistake to report, not a skip
-        return 0 if a.skip_missing and not os.environ.get("MICROPYTHON") else 2
+        # a $MICROPYTHON that was set but is wrong is a mistake to report, not a skip: SKIPPED
+        # is only ever printed with exit 0 (tools/test counts a stage that ran no test as
+        # failed unless it said SKIPPED and exited 0)
+        if a.skip_missing and not os.environ.get("MICROPYTHON"):
+            print("== MicroPython unix port: SKIPPED, none found (%s)" % how, flush=True)
+            return 0
+        print("== MicroPython unix port: ERROR, %s" % how, flush=True)
+        return 2
     # The path is asked of ticketq itself: a 64-bit port's default is bytecode, not viper.
     probe = ("import sys; print('%d.%d.%d' % sys.implementation.version[:3], 32 if sys.maxsize < 2**32 else 64)\n"
              + ("sys.modules['ticketq_viper'] = None\n" if a.bytecode else "")
@@ -196,7 +244,7 @@ def main(argv=None):
         return 1
     mods = a.modules or sorted(f[:-3] for f in os.listdir(TESTS)
                                if f.startswith("test_") and f.endswith(".py"))
-    return run(mods, a.timeout, a.path, exe, a.bytecode)
+    return run(mods, a.timeout, a.path, exe, a.bytecode, a.quiet)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,9 @@ def main():
     steps = json.load(sys.stdin)
     env = {"__name__": "__bench__"}
     results = []
-    for code in steps:
+    for i, code in enumerate(steps):
+        sys.stderr.write("progress %d\n" % i)  # for run.py's progress lines
+        sys.stderr.flush()
         buf = io.StringIO()
         try:
             with contextlib.redirect_stdout(buf):

@@ -10,9 +10,13 @@ import json
 
 
 
-def run(steps):
+def run(steps, progress=False):
+    # progress: "progress N" on stderr before step N, for run.py's progress lines (not on
+    # the QEMU firmware, whose stderr is the same stream as stdout)
     env = {"__name__": "__bench__"}
     for i in range(len(steps)):
+        if progress:
+            sys.stderr.write("progress %d\n" % i)
         print("\x02%d" % i)
         try:
             exec(steps[i], env)
@@ -24,4 +28,4 @@ def run(steps):
 # On MicroPython's QEMU firmware (tools/mcu.py) run.py imports this module over `mpremote
 # mount` and calls run() on the steps it reads from a mounted steps.json.
 if __name__ == "__main__":
-    run(json.loads(sys.stdin.read()))
+    run(json.loads(sys.stdin.read()), True)

@@ -335,6 +335,52 @@ class RunError(RuntimeError):
     pass
 
 
+def batch(cmd, steps, timeout, **kw):
+    """Runs a worker on a JSON list of snippets like subprocess.run(capture_output=True):
+    the worker writes "progress N" on stderr before step N; every 15 s this prints a line
+    "   N/M steps, S s": N steps done of M, S seconds into the batch (long batches showed
+    nothing for minutes). The progress lines are left out of the returned stderr."""
+    import threading
+
+    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, **kw)
+    got = {"step": 0, "err": [], "out": ""}
+
+    def read_err():
+        for line in proc.stderr:
+            if line.startswith("progress "):
+                got["step"] = int(line.split()[1])  # steps done so far
+            else:
+                got["err"].append(line)
+
+    def read_out():
+        got["out"] = proc.stdout.read()
+
+    readers = [threading.Thread(target=read_err, daemon=True), threading.Thread(target=read_out, daemon=True)]
+    for t in readers:
+        t.start()
+    try:
+        proc.stdin.write(json.dumps([s[1] for s in steps]))
+        proc.stdin.close()
+    except BrokenPipeError:
+        pass
+    t0 = time.time()
+    last = t0
+    while proc.poll() is None:
+        time.sleep(0.2)
+        now = time.time()
+        if now - t0 > timeout:
+            proc.kill()
+            proc.wait()
+            raise subprocess.TimeoutExpired(cmd, timeout)
+        if now - last >= 15:
+            last = now
+            print("   %d/%d steps, %.0f s" % (got["step"], len(steps), now - t0), file=sys.stderr, flush=True)
+    for t in readers:
+        t.join(10)
+    return subprocess.CompletedProcess(cmd, proc.returncode, got["out"], "".join(got["err"]))
+
+
 def run_unix(steps, timeout):
     """Run the "x" steps on the MicroPython unix port in one batch; [(step, ok, text)]."""
     import mpunix
@@ -343,8 +389,7 @@ def run_unix(steps, timeout):
     if exe is None:
         raise RunError("no MicroPython unix port: %s" % how)
     env = dict(os.environ, MICROPYPATH=":".join([".frozen", os.path.join(ROOT, "lib"), HERE]))
-    p = subprocess.run([exe, os.path.join(HERE, "mp_worker.py")], input=json.dumps([s[1] for s in steps]),
-                       capture_output=True, text=True, timeout=timeout, cwd=ROOT, env=env)
+    p = batch([exe, os.path.join(HERE, "mp_worker.py")], steps, timeout, cwd=ROOT, env=env)
     if p.returncode:
         raise RunError("%s exited %d: %s" % (exe, p.returncode, (p.stderr or p.stdout).strip()[-800:]))
     out = {}
@@ -407,7 +452,6 @@ def run_host(interp, steps, timeout):
         return run_unix(steps, timeout)
     if interp in QEMU:
         return run_qemu(interp, steps, timeout)
-    codes = [s[1] for s in steps]
     if interp == "cpython":
         cmd = [sys.executable, "-B", os.path.join(HERE, "cpy_worker.py")]
     else:
@@ -418,8 +462,7 @@ def run_host(interp, steps, timeout):
         if not shutil.which("node"):
             raise RunError("node not found")
         cmd = ["node", os.path.join(HERE, "vm.mjs")]
-    p = subprocess.run(cmd, input=json.dumps(codes), capture_output=True, text=True,
-                       timeout=timeout, cwd=ROOT)
+    p = batch(cmd, steps, timeout, cwd=ROOT)
     if p.returncode:
         raise RunError("%s exited %d: %s" % (cmd[0], p.returncode, p.stderr.strip()[-800:]))
     res = json.loads(p.stdout)

@@ -42,7 +42,8 @@ async function main() {
   }
   const dec = new TextDecoder();
   const results = [];
-  for (const code of steps) {
+  for (const [i, code] of steps.entries()) {
+    process.stderr.write(`progress ${i}\n`); // for run.py's progress lines
     out = [];
     let ok = true;
     let err = "";

@@ -9,8 +9,8 @@
 // `import mprun; failed = mprun.run([MODULE, ...])` (tests/mprun.py), forwarding the
 // VM's output to stdout line by line.
 //
-// Exit status: 0 no test failed; 1 a test failed, or mprun's closing line
-// "N passed, N failed, N skipped" never came; 2 the VM or this runner errored (an
+// Exit status: 0 no test failed (and at least one ran); 1 a test failed, or mprun's closing
+// line "N passed, N failed, N skipped" never came, or it counted no test at all; 2 the VM or this runner errored (an
 // exception escaped into runPython, bad arguments, ...); 3 the watchdog fired.
 //
 // The VM runs in a worker thread: some failures hang the port in a busy loop (an
@@ -30,7 +30,9 @@ const USAGE = `usage: node tools/mpvm/run.mjs [options] MODULE [MODULE ...]
   --heap BYTES       initial MicroPython GC heap (default 1048576; k/m suffix allowed)
   --timeout SECONDS  watchdog for the whole run (default 600); exit 3 when it fires
   --path DIR         also copy DIR/*.py into the VM and put it on sys.path (repeatable)
-exit: 0 all passed, 1 a test failed or no closing line, 2 VM/runner error, 3 timeout`;
+  --quiet, -q        leave out the PASS and SKIP lines (failures and the closing line stay)
+exit: 0 all passed, 1 a test failed, no closing line or no test ran, 2 VM/runner error,
+3 timeout`;
 
 function parseSize(s) {
   const m = /^(\d+)([kKmM]?)$/.exec(s || "");
@@ -47,6 +49,7 @@ function parseArgs(argv) {
       heap: { type: "string", default: "1m" },
       timeout: { type: "string", default: "600" },
       path: { type: "string", multiple: true, default: [] },
+      quiet: { type: "boolean", short: "q" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -54,7 +57,7 @@ function parseArgs(argv) {
     console.log(USAGE);
     process.exit(0);
   }
-  const opts = { heap: parseSize(values.heap), timeout: Number(values.timeout), paths: [], modules: [] };
+  const opts = { heap: parseSize(values.heap), timeout: Number(values.timeout), paths: [], modules: [], quiet: !!values.quiet };
   if (!(opts.heap >= 16 * 1024)) throw new Error("--heap must be an integer >= 16384 (k/m suffix allowed)");
   if (!(opts.timeout > 0)) throw new Error("--timeout must be a positive number of seconds");
   for (const p of values.path) {
@@ -115,8 +118,8 @@ function main() {
     if (outcome === "timeout") return;
     switch (msg.t) {
       case "out": {
-        process.stdout.write(msg.s);
         const line = msg.s.replace(/\r?\n$/, "");
+        if (!(opts.quiet && /^(PASS|SKIP) /.test(line))) process.stdout.write(msg.s);
         if (line.trim()) lastLine = line;
         const m = CLOSING.exec(line);
         if (m) closing = { passed: +m[1], failed: +m[2], skipped: +m[3] };
@@ -157,6 +160,9 @@ function main() {
       process.exitCode = 2;
     } else if (!closing) {
       process.stdout.write("mpvm: mprun never printed its closing line 'N passed, N failed, N skipped'\n");
+      process.exitCode = 1;
+    } else if (closing.passed + closing.failed + closing.skipped === 0) {
+      process.stdout.write("mpvm: ran no test (mprun counted 0 passed, 0 failed, 0 skipped)\n");
       process.exitCode = 1;
     } else {
       process.exitCode = failed || closing.failed ? 1 : 0;
