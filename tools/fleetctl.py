@@ -443,7 +443,7 @@ READS = ("list", "info", "stats", "tickets", "peek", "leased", "dead")
 
 
 def parser():
-    p = argparse.ArgumentParser(prog="fleetctl", description="Load the ticketq fleet library into "
+    p = argparse.ArgumentParser(description="Load the ticketq fleet library into "
                                 "Redis/Valkey; look at, feed and repair queues; grant, rotate or revoke "
                                 "a board's own Redis user. Exit codes: see docs/fleet.md.")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
@@ -562,7 +562,7 @@ def main(argv=None):
                 for c in type(e).__mro__):
             raise
         code, msg = explain(e, url, queue, a.prefix)
-        print("fleetctl: %s" % hide(msg), file=sys.stderr)
+        print("%s: %s" % (p.prog, hide(msg)), file=sys.stderr)
         return code
 
 
