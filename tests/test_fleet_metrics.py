@@ -136,3 +136,15 @@ def test_gateway_metrics_port():
         stop(p)
     assert q.info()["leased"] == 0
     q.destroy()
+
+
+def test_without_prometheus_client_the_exporter_says_what_to_install():
+    host()
+    srv = fleet_server.shared()
+    srv.client()
+    code = ("import sys; sys.modules['prometheus_client'] = None; sys.path[:0] = [%r, %r]; import fleetctl; "
+            "sys.exit(fleetctl.main(['exporter', '--url', %r, '--port', '0']))"
+            % (os.path.join(ROOT, "tools"), os.path.join(ROOT, "lib"), srv.url))
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "pip install prometheus_client" in p.stderr, (p.returncode, p.stderr)
+    assert "Traceback" not in p.stderr
