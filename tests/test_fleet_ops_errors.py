@@ -156,3 +156,22 @@ def test_board_client_at_a_server_that_wants_a_password_says_so():
         c = ticketq_resp.Redis.from_url("redis://:s3cret@127.0.0.1:%d/0" % srv.port)
         assert c.execute_command("PING") == b"PONG"
         c.close()
+
+
+def test_gateway_board_unreachable_is_exit_4_as_for_tools_run():
+    host()
+    try:
+        import mpremote  # noqa: F401
+    except ImportError:
+        skip("no mpremote (tools/setup)")
+    import tempfile
+
+    srv = fleet_server.shared()
+    conn = srv.client()
+    q = FleetQueue(conn, fleet_server.fresh_name("gwb"), 4)
+    q.push(1, 1)
+    tty = os.path.join(tempfile.mkdtemp(prefix="ticketq-"), "no-such-tty")
+    code, out, err, _ = gw("--url", srv.url, "--queue", q.name, "--connect", tty, "--timeout", "2")
+    assert code == exitcodes.UNREACHABLE and "Traceback" not in err and tty in err, (code, err)
+    assert len(q) == 1 and q.info()["leased"] == 0  # nothing taken
+    q.destroy()
