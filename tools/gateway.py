@@ -289,9 +289,10 @@ class UnixPort:
 
 
 def check_names(conn, names, kinds):
-    """Every entry of the --names hash must name a job of a known kind: checked before
-    anything is leased (else the gateway would stop at that ticket, mid-run). Returns an
-    error message, or None."""
+    """Every key of the --names hash must be a fleet job id (decimal 0..2**30-1) and every
+    entry name a job of a kind in `kinds`, <kind>-<number> (firmware/workload.py's rule):
+    checked before anything is leased (else the gateway would stop at that ticket, mid-run).
+    Returns an error message naming up to 5 bad entries, or None."""
     from shell import job_kind
 
     t = conn.type(names)
@@ -308,8 +309,10 @@ def check_names(conn, names, kinds):
         if not (key == "0" or (key[:1] in "123456789" and key.isdigit() and int(key) < 1 << 30)):
             bad.append("%s: unknown key, not a fleet job id (0..2**30-1, written as decimal)" % key)
             continue
-        try:  # the workload's own rule for a pushed job's name: <known kind>-<number>
-            workload._check_push(v.decode(errors="replace"), "NORMAL")
+        try:  # a kind of `kinds`, then the workload's own rule for a job's name: <kind>-<number>
+            name = v.decode(errors="replace")
+            job_kind(name, kinds)
+            workload._check_push(name, "NORMAL")
         except (TypeError, ValueError) as e:
             bad.append("%s -> %s" % (key, e))
     if bad:
