@@ -175,3 +175,43 @@ def test_gateway_board_unreachable_is_exit_4_as_for_tools_run():
     assert code == exitcodes.UNREACHABLE and "Traceback" not in err and tty in err, (code, err)
     assert len(q) == 1 and q.info()["leased"] == 0  # nothing taken
     q.destroy()
+
+
+def test_a_port_that_is_not_redis_is_said_so_exit_4():
+    # something that answers HTTP where the Redis URL points (as a proxy does): fleetctl and
+    # the gateway say it is not Redis (redis-py's "Protocol Error: b'HTTP/1.1 400 ...'" was
+    # exit 1)
+    host()
+    import socket
+    import threading
+
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(4)
+    stop = []
+
+    def serve():
+        while not stop:
+            try:
+                c, _ = ls.accept()
+            except OSError:
+                return
+            try:
+                c.recv(4096)
+                c.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+            except OSError:
+                pass
+            c.close()
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    try:
+        url = "redis://127.0.0.1:%d/0" % ls.getsockname()[1]
+        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fleetctl.py"), "stats", "q", "--url", url],
+                           capture_output=True, text=True, timeout=60)
+        assert p.returncode == exitcodes.UNREACHABLE and "does not answer as a Redis server" in p.stderr, p.stderr
+        code, out, err, _ = gw("--url", url, "--queue", "q", "--local")
+        assert code == exitcodes.UNREACHABLE and "does not answer as a Redis server" in err, err
+    finally:
+        stop.append(1)
+        ls.close()

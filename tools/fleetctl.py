@@ -298,6 +298,9 @@ def explain(e, url=None, queue=None, prefix="tq"):
     if "unction not found" in msg or "library is not loaded" in msg:
         return EXIT_NOLIB, ("the ticketq_%d library is not loaded in %s: load it with: %s "
                             "install --url ..." % (ticketq_fleet.VERSION, where, _cmd()))
+    if "InvalidResponse" in names or msg.startswith("Protocol Error"):
+        return EXIT_UNREACHABLE, ("%s does not answer as a Redis server (another service on "
+                                  "that port?): %s" % (where, msg))
     if ("ConnectionError" in names or "TimeoutError" in names or isinstance(e, OSError)):
         why = msg.split(". ")[0] if msg else type(e).__name__
         return EXIT_UNREACHABLE, "cannot reach %s: %s" % (where, why)
