@@ -31,6 +31,8 @@ class CustomBuildHook(BuildHookInterface):
             "pkg/ticketq_tools/__init__.py": "ticketq_tools/__init__.py",
             "tools/fleetctl.py": "ticketq_tools/fleetctl.py",
             "tools/gateway.py": "ticketq_tools/gateway.py",
+            "tools/exitcodes.py": "ticketq_tools/exitcodes.py",  # fleetctl's and the gateway's
+            "tools/fleetmetrics.py": "ticketq_tools/fleetmetrics.py",  # exporter, --metrics-port
             "firmware/worker.py": "ticketq_tools/worker.py",
             "firmware/workload.py": "ticketq_tools/workload.py",
             "firmware/shell.py": "ticketq_tools/shell.py",

@@ -16,7 +16,11 @@ local NKEYS = 10
 --                 library without lanes refuses a lane queue by name), cap, first, aging,
 --                 maxdel, hi, lo (the push counter), left (pops to the next promotion),
 --                 digest, clients (numbers given), made (the creation stamp: the server's
---                 TIME in us, the first part of every client number), pops (pops so far); a lane queue also
+--                 TIME in us, the first part of every client number), pops (pops so far),
+--                 acked, returned, buried, expired (totals since the queue was made: acks
+--                 that held their lease; leases ended without an ack, by release or expiry,
+--                 whose ticket went back to the queue, or to the dead list; leases that ran
+--                 out; absent until the first); a lane queue also
 --                 lanes (L), tb (the lane table), c0..c3 (each class's cursor), w<l>, b<l>
 --                 (lane l's weight and bound), n<l> (its tickets, queued or leased)
 --   ready   ZSET  the queued tickets. score = 3 - class (CRITICAL pops first), member =
@@ -237,9 +241,11 @@ local function requeue(keys, m, lm)
   local d = tonumber(redis.call('HGET', keys[DELIV], member)) or 0
   if m.maxdel > 0 and d >= m.maxdel then
     bury(keys, m, cls, member, d)
+    redis.call('HINCRBY', keys[META], 'buried', 1)
     return 2
   end
   enqueue(keys, cls, member)
+  redis.call('HINCRBY', keys[META], 'returned', 1)
   return 1
 end
 
@@ -249,6 +255,9 @@ local function reap(keys, m, now)
   local due = redis.call('ZRANGEBYSCORE', keys[LEASED], '-inf', now)
   for i = 1, #due do
     requeue(keys, m, due[i])
+  end
+  if #due > 0 then
+    redis.call('HINCRBY', keys[META], 'expired', #due)
   end
 end
 

@@ -42,6 +42,7 @@ local function ack(keys, args)
   return on_lease(keys, args, 'ack', function(m, lm)
     redis.call('ZREM', keys[LEASED], lm)
     forget(keys, string.sub(lm, 2))
+    redis.call('HINCRBY', keys[META], 'acked', 1)
     return 1
   end)
 end

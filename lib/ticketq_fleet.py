@@ -90,6 +90,10 @@ class FleetQueue:
 
     def __init__(self, conn, name, capacity=None, first_seq=0, aging=0, max_deliveries=8,
                  prefix="tq", retries=3, slice_ms=2000):
+        if isinstance(conn, (str, bytes)):
+            raise TypeError("conn: a client, not a URL: FleetQueue(redis.Redis.from_url(url), "
+                            "name) on CPython, FleetQueue(ticketq_resp.Redis.from_url(url), name) "
+                            "on a board")
         if capacity is not None:
             _int(capacity, 1, 0x1000000, "capacity")
         f = _int(first_seq, 0, _MASK, "first_seq")
@@ -260,7 +264,8 @@ class FleetQueue:
             return FleetError("queue %s: a key of the queue holds another type, so something "
                               "else wrote there: %s" % (self.keys[0][:-5], msg))
         if msg.startswith("TQ"):
-            return FleetError(msg)
+            k = msg.find(" script: ")  # Redis's note of the function and line: not for people
+            return FleetError(msg[:k] if k > 0 else msg)
         return e
 
     # ---- TicketQueue's interface

@@ -127,6 +127,10 @@ class FleetQueue:
         0..2**30-1. name and prefix: str without ``{`` or ``}`` (name non-empty).
         The server checks that every key of the queue is of its type (FleetError TQTYPE),
         at open and at every later call, before that call writes anything.
+        conn: a client object (redis-py's, ticketq_resp.Redis), never a URL: a str or bytes
+        raises TypeError naming what to pass (``redis.Redis.from_url(url)``). FleetError
+        messages are the server's "TQ<CODE> ticketq: ..." without Redis's note of the
+        function and line (`` script: tq1_open, on @user_function:59``).
         """
 
     def push(self, job_id: int, priority: int) -> int:

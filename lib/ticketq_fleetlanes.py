@@ -37,7 +37,7 @@ class FleetLaneQueue(FleetQueue):
             self._lanes_args = ("", "")
         else:
             _int(capacity, 1, 0x1000000, "capacity")
-            w = _weights(weights)
+            w = _weights(weights)  # None: LaneQueue's TypeError, which says what to pass
             self._lanes_args = (_csv(w), _csv(_bounds(lane_capacity, int(capacity), len(w))))
         self.last_lane = -1
         FleetQueue.__init__(self, conn, name, capacity, first_seq, aging, max_deliveries, prefix,

@@ -66,7 +66,9 @@ class FleetLaneQueue(FleetQueue):
         are given then); with one they must match an existing queue's (FleetError
         TQCONFIG). A plain FleetQueue of that name is refused (FleetError TQKIND), and a
         FleetQueue refuses a lane queue the same way. max_deliveries, prefix, retries,
-        slice_ms: as FleetQueue's.
+        slice_ms: as FleetQueue's. A capacity without weights: LaneQueue's TypeError,
+        "weights: the lanes' weights, as weights=(2, 1), or a number of lanes of weight 1"
+        (a new lane queue needs them; an existing one is opened with neither).
         """
 
     def push(self, job_id: int, priority: int, lane: int = 0) -> int:

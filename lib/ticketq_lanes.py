@@ -81,6 +81,9 @@ def _per_lane(v, n, hi, what):
 
 def _weights(weights):
     # The weights as a tuple of ints, checked: 1..30 lanes, each 1..32767, the sum too.
+    if weights is None:  # forgotten (a fleet lane queue's default): say what to pass
+        raise TypeError("weights: the lanes' weights, as weights=(2, 1), or a number of "
+                        "lanes of weight 1")
     weights = _per_lane(weights, 0, _LANES, "lanes")
     _int(len(weights), 1, _LANES, "lanes")
     weights = tuple([_int(w, 1, _SLOTS, "weight") for w in weights])

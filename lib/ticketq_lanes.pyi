@@ -135,7 +135,8 @@ class LaneQueue(TicketQueue):
             for every lane, or a list, tuple or array of one int 1..capacity per lane.
         first_seq, aging: as TicketQueue's.
 
-        Raises TypeError for a non-int (bools and int subclasses count as their value:
+        Raises TypeError for a non-int (weights None: "weights: the lanes' weights, as
+        weights=(2, 1), or a number of lanes of weight 1"; bools and int subclasses count as their value:
         ticketq.pyi, "Integers"), ValueError for a value out of range: "lanes must be 1..30", "weight must
         be 1..32767", "total weight must be 1..32767", "lane capacity must be 1..<capacity>",
         "lane capacity: one per lane", "capacity must be 1..32767".

@@ -31,6 +31,18 @@ class RespError(Exception):
     pass
 
 
+def _said(msg):
+    # An error reply as a person can act on it: a server that wants a password answers a
+    # client without one NOAUTH, or, for a command of more than 10 parts (every ticketq
+    # FCALL), "Protocol error: unauthenticated multibulk length". The code word stays first.
+    if msg.startswith("NOAUTH") or "unauthenticated" in msg:
+        return ("NOAUTH the server needs a password: Redis.from_url('redis://:PASSWORD@host:port/db')"
+                " (or redis://USER:PASSWORD@... for an ACL user); it said: " + msg)
+    if msg.startswith("WRONGPASS"):
+        return "WRONGPASS the server refused the user name or password given; it said: " + msg
+    return msg
+
+
 # Default limits on one reply (ticketq_resp.pyi): what ticketq_fleet's replies need, with
 # room to spare (its largest are a few hundred bytes, one array of at most 2 levels).
 MAX_BULK = 65536
@@ -315,5 +327,5 @@ class Redis:
         if t == b"+":
             return line[1:]
         if t == b"-":
-            raise RespError(line[1:].decode())
+            raise RespError(_said(line[1:].decode()))
         raise OSError("redis connection: not RESP2: %r" % line[:20])

@@ -55,7 +55,13 @@ MAX_LINE: int  # 1024
 
 class RespError(Exception):
     """An error reply from the server (its text, e.g. "TQLAYOUT ticketq: ..."): the command
-    was refused; the connection stays in step."""
+    was refused; the connection stays in step. Two are reworded so a person can act on them,
+    the server's own text kept at the end: a server that wants a password and got none
+    (NOAUTH, or "Protocol error: unauthenticated multibulk length", which Redis answers to a
+    command of more than 10 parts such as every ticketq FCALL) gives "NOAUTH the server needs
+    a password: Redis.from_url('redis://:PASSWORD@host:port/db') ...; it said: <text>"; a
+    refused password gives "WRONGPASS the server refused the user name or password given;
+    it said: <text>"."""
 
 
 class Redis:

@@ -155,10 +155,9 @@ def test_heap_must_fit_the_vm():
 
 
 def test_a_board_that_cannot_be_reached_is_a_failed_run(tmp_path=None):
-    # The exit status says "1 it did not (an error on the board or the VM, no answer); 2 a
-    # bad option or workload file, or setup (no node, no VM, no profile, no emulator)", and
-    # tools/deploy.py and tools/devtest.py exit 1 for a board they cannot reach; tools/run
-    # exited 2 for it, as if the command line were wrong.
+    # An unreachable board is exit 4, the code fleetctl and the gateway give an unreachable
+    # server or board (tools/exitcodes.py, docs/fleet.md "Exit codes"); tools/run once
+    # exited 2 for it, as if the command line were wrong, then 1, as for a failed job.
     _host()
     import os
 
@@ -168,5 +167,5 @@ def test_a_board_that_cannot_be_reached_is_a_failed_run(tmp_path=None):
         skip("no mpremote (tools/setup)")
     tty = os.path.join(_tmpdir(tmp_path), "no-such-tty")
     p = _run(["--connect", tty, "--timeout", "2"])
-    assert p.returncode == 1 and "cannot reach a MicroPython REPL at %s" % tty in p.stderr, (p.returncode, p.stderr)
+    assert p.returncode == 4 and "cannot reach a MicroPython REPL at %s" % tty in p.stderr, (p.returncode, p.stderr)
     assert "Traceback" not in p.stderr, p.stderr

@@ -1,17 +1,29 @@
 #!/usr/bin/env python3
 """The fleet queue's server side: load the ticketq library of Redis Functions into a Redis
-or Valkey server (7.0 or later), and look at a queue from the host.
+or Valkey server (7.0 or later), and look at, feed and repair queues from the host.
 
-    .venv/bin/python tools/fleetctl.py install --url redis://127.0.0.1:6379/0
-    .venv/bin/python tools/fleetctl.py info jobs --url ... [--prefix tq]
-    .venv/bin/python tools/fleetctl.py tickets jobs --url ...     # queued tickets, pop order
-                                                                  # (plain or lane queue)
-    .venv/bin/python tools/fleetctl.py dead jobs --url ... [--count 10]   # take dead letters
-                                      # (shown first, taken once the output went through)
-    .venv/bin/python tools/fleetctl.py grant board7 --queue jobs [--queue more] \
+    tools/fleetctl.py install [--url redis://127.0.0.1:6379/0]
+    tools/fleetctl.py create jobs --capacity 1000 [--weights 2,1] [--max-deliveries 8]
+    tools/fleetctl.py list [--json]                      # the queues under --prefix
+    tools/fleetctl.py stats jobs [--json]                # (info: the same)
+    tools/fleetctl.py tickets jobs [--limit N] [--json]  # queued in pop order, then leased
+    tools/fleetctl.py peek jobs [--json]                 # the next pop's ticket, not taken
+    tools/fleetctl.py leased jobs [--json]               # token, deliveries, expiry
+    tools/fleetctl.py dead jobs [--count N] [--json]     # read, never taken
+    tools/fleetctl.py requeue jobs [--count N]           # dead letters back to their class
+    tools/fleetctl.py clear|destroy jobs --yes
+    tools/fleetctl.py push jobs 42 [--class HIGH] [--lane 1]
+    tools/fleetctl.py pop jobs [--lease-ms 30000] [--json]
+    tools/fleetctl.py exporter [--port 9464] [--bind 127.0.0.1] [--queue Q ...]  # Prometheus
+    tools/fleetctl.py grant board7 --queue jobs [--queue more] \
                                       [--role board|producer|operator] --url ... [--url ...]
-    .venv/bin/python tools/fleetctl.py rotate board7 --url ... [--url ...]
-    .venv/bin/python tools/fleetctl.py revoke board7 --url ... [--url ...]
+    tools/fleetctl.py rotate board7 --url ... [--url ...]
+    tools/fleetctl.py revoke board7 --url ... [--url ...]
+
+Every command but source takes --url, --prefix (default tq) and --timeout (seconds to
+connect, default 1: a refused or silent server fails within it, with no retries). Classes
+are shown by name (LOW NORMAL HIGH CRITICAL), the digest as 8 hex digits, everywhere.
+docs/fleet.md ("fleetctl") says what each prints.
 
 The library is fleet/core.lua + queue.lua + lease.lua + lanes.lua, loaded as one Redis
 library named ticketq_<VERSION> (FUNCTION LOAD REPLACE), its functions tq<VERSION>_<op>;
@@ -30,8 +42,10 @@ same way) and disconnects its clients; revoke deletes the user (which disconnect
 clients). Given several --url (a cluster's masters: ACL users are per node), each is done
 on every server, with one password; the URL printed is the first one's.
 
-Exit: 0 done (also when the reader of its output went away: ... | head), 1 a Redis
-error, 2 usage.
+Exit (the table in docs/fleet.md, "Exit codes", shared with the gateway and tools/run):
+0 done (also when the reader of its output went away: ... | head), 1 the server refused
+the operation, 2 usage, 4 server unreachable, 5 password needed or refused (or not
+permitted), 6 no such queue, 7 the library not loaded (tools/exitcodes.py).
 """
 import argparse
 import hashlib
@@ -45,8 +59,9 @@ ROOT = os.path.dirname(HERE)
 LUA = os.path.join(ROOT, "fleet")
 # One file per concern, in load order: each may use what the ones before it define.
 PARTS = ("core.lua", "queue.lua", "lease.lua", "lanes.lua")
-if os.path.join(ROOT, "lib") not in sys.path:
-    sys.path.insert(0, os.path.join(ROOT, "lib"))
+for _p in (os.path.join(ROOT, "lib"), HERE):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
 
 import ticketq_fleet  # noqa: E402
 import ticketq_fleetlanes  # noqa: E402
@@ -108,8 +123,11 @@ _BOARD = ("open", "lopen", "client", "push", "lpush", "pop", "lpop", "peek", "lp
           "lanes", "ack", "release", "touch")
 _PRODUCER = ("open", "lopen", "client", "push", "lpush", "info", "lanes")
 ROLES = {"board": _BOARD, "producer": _PRODUCER, "operator": None}  # None: every function
-# Commands a role runs outside the functions: BLPOP (pop_until waits on the wake key).
-_EXTRA = {"board": ("blpop",), "producer": (), "operator": ("blpop", "lrange")}
+# Commands a role runs outside the functions: BLPOP (pop_until waits on the wake key);
+# operator: fleetctl's reads (LRANGE: dead letters without taking them; the others, HGET,
+# HMGET, ZRANGE, TIME, the functions run already) and requeue's LPUSH (letters a full queue
+# refused go back to the head of the dead list). Not SCAN: fleetctl list is the admin's.
+_EXTRA = {"board": ("blpop",), "producer": (), "operator": ("blpop", "lrange", "lpush")}
 _USER_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
 
@@ -228,41 +246,287 @@ def _db(url):
     return int(redis.connection.parse_url(url).get("db") or 0)
 
 
-def connect(url):
-    import redis
+# ---- errors a person can act on, and one exit code per condition (docs/fleet.md, "Exit
+# codes": the same table for fleetctl, the gateway and tools/run)
+import exitcodes  # noqa: E402
 
-    return redis.Redis.from_url(url)
+EXIT_OK, EXIT_REFUSED, EXIT_USAGE = exitcodes.OK, exitcodes.FAILED, exitcodes.USAGE
+EXIT_UNREACHABLE, EXIT_AUTH = exitcodes.UNREACHABLE, exitcodes.AUTH
+EXIT_NOQUEUE, EXIT_NOLIB = exitcodes.NO_QUEUE, exitcodes.NO_LIBRARY
+_INTERNALS = re.compile(r"\s*script: \S+, on @\S+\.?\s*$|\s*\(create it with a capacity\)")
+
+
+def _cmd():
+    # How to name fleetctl in advice: as it was started if it is fleetctl (a console script,
+    # ticketq-fleetctl), else as the repo runs it.
+    name = os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else "")
+    return name if name.startswith("ticketq-fleetctl") else "tools/fleetctl.py"
+
+
+class Failure(Exception):
+    """An error for a person: `code` (one of EXIT_*), the message says what to do."""
+
+    def __init__(self, code, msg):
+        Exception.__init__(self, msg)
+        self.code = code
+
+
+def explain(e, url=None, queue=None, prefix="tq"):
+    """(exit code, one line) for an exception of redis-py, ticketq_resp or ticketq_fleet met
+    talking to the server at `url`: no server internals (the script's name and line), and
+    what to do next. Anything not recognised: (EXIT_REFUSED, its text without internals)."""
+    msg = _INTERNALS.sub("", str(e)).strip()
+    where = safe_url(url) if url else "the server"
+    if isinstance(e, Failure):
+        return e.code, msg
+    low = msg.lower()
+    names = [c.__name__ for c in getattr(type(e), "__mro__", ())]
+    if ("NOAUTH" in msg or "authentication required" in low or "AuthenticationError" in names
+            or "WRONGPASS" in msg or "invalid password" in low or "invalid username-password" in low
+            or "HELLO must be called with the client already authenticated" in msg
+            or "unauthenticated" in low):
+        if url and "@" not in url.partition("://")[2].split("/")[0]:
+            return EXIT_AUTH, ("%s needs a password: give it in the URL, redis://:PASSWORD@host:port/db "
+                               "(or redis://USER:PASSWORD@... for an ACL user)" % where)
+        return EXIT_AUTH, "%s refused the user name or password in the URL" % where
+    if "NOPERM" in msg or "NoPermissionError" in names:
+        return EXIT_AUTH, "%s: this user may not do that (fleetctl grant --role operator): %s" % (where, msg)
+    if "TQNOQUEUE" in msg:
+        return EXIT_NOQUEUE, ("no queue %r (prefix %r) on %s: create it with: %s create %s "
+                              "--capacity N [--weights 2,1] --url ..." % (queue, prefix, where, _cmd(),
+                                                                           queue or "NAME"))
+    if "unction not found" in msg or "library is not loaded" in msg:
+        return EXIT_NOLIB, ("the ticketq_%d library is not loaded in %s: load it with: %s "
+                            "install --url ..." % (ticketq_fleet.VERSION, where, _cmd()))
+    if "InvalidResponse" in names or msg.startswith("Protocol Error"):
+        return EXIT_UNREACHABLE, ("%s does not answer as a Redis server (another service on "
+                                  "that port?): %s" % (where, msg))
+    if ("ConnectionError" in names or "TimeoutError" in names or isinstance(e, OSError)):
+        why = msg.split(". ")[0] if msg else type(e).__name__
+        return EXIT_UNREACHABLE, "cannot reach %s: %s" % (where, why)
+    return EXIT_REFUSED, msg
+
+
+def connect(url, timeout=1.0):
+    """A redis-py client for `url` that fails fast: a connection refused or a silent host
+    raises within about `timeout` seconds, with no retries (redis-py's own or
+    FleetQueue's). ValueError for a URL redis-py cannot read."""
+    import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
+    return redis.Redis.from_url(url, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0))
+
+
+CLASSES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
+_B32 = "0123456789abcdefghijklmnopqrstuv"
+
+
+def _member(m):
+    # A ready member (24 hex digits, + a lane digit): (job id, lo counter, lane or None)
+    return int(m[16:24], 16), int(m[8:16], 16), (int(m[24], 32) if len(m) > 24 else None)
+
+
+def _queue_settings(conn, q):
+    return int(conn.hget(q.keys[0], "first") or 0)
+
+
+def leased(conn, q):
+    """Every leased ticket of queue `q` (its expired leases given back first, as info does):
+    dicts id, class (name), seq, lane (None for a plain queue), deliveries, token (what
+    ack/release/touch take), expires_in_ms (by the server's clock), in expiry order. The
+    server keeps no record of which client holds a lease: the token is what identifies it."""
+    q.info()  # reaps expired leases (server side), so what is shown is held now
+    t = conn.time()
+    now = int(t[0]) * 1000 + int(t[1]) // 1000
+    first = _queue_settings(conn, q)
+    out = []
+    for m, exp in conn.zrange(q.keys[4], 0, -1, withscores=True):
+        m = m.decode()
+        i, lo, lane = _member(m[1:])
+        d = int(conn.hget(q.keys[5], m[1:]) or 0)
+        out.append({"id": i, "class": CLASSES[int(m[0])], "seq": (first + lo) & 0x3FFFFFFF,
+                    "lane": lane, "deliveries": d, "token": "%s:%d" % (m, d),
+                    "expires_in_ms": int(exp) - now})
+    return out
+
+
+def dead_letters(conn, q, count=None):
+    """The dead letters of `q`, oldest first, read without taking them (LRANGE): dicts id,
+    class (name), seq, deliveries. `count` None: all."""
+    out = []
+    for e in conn.lrange(q.keys[7], 0, -1 if count is None else count - 1):
+        i, c, s, d = (int(x) for x in e.split())
+        out.append({"id": i, "class": CLASSES[c], "seq": s, "deliveries": d})
+    return out
+
+
+def requeue(q, count):
+    """Take up to `count` dead letters (oldest first) and push each again to its class (lane
+    0 of a lane queue: a letter does not record its lane). Returns [(id, class name, new
+    seq)]. A letter whose push is refused (the queue full) is put back at the head of the
+    dead list and QueueFull raised: none is lost."""
+    from ticketq_base import QueueFull
+
+    out = []
+    letters = q.dead(count)
+    for k, (i, c, s, d) in enumerate(letters):
+        try:
+            out.append((i, CLASSES[c], q.push(i, c)))
+        except QueueFull:
+            for j, cc, ss, dd in reversed(letters[k:]):
+                q.conn.lpush(q.keys[7], "%d %d %d %d" % (j, cc, ss, dd))
+            raise Failure(EXIT_REFUSED, "queue full after requeueing %d of %d dead letters; the "
+                          "other %d are dead letters again" % (k, len(letters), len(letters) - k))
+    return out
+
+
+def queues(conn, prefix="tq"):
+    """The ticketq queues on the server under `prefix` (SCAN for <prefix>{*}:meta with
+    ticketq's layout field): sorted list of (name, kind "plain"|"lanes")."""
+    out = []
+    head = _glob(prefix) + "{*}:meta"
+    for k in conn.scan_iter(match=head, count=1000):
+        k = k.decode()
+        v = conn.hget(k, "v") if conn.type(k) == b"hash" else None
+        if v is None:
+            continue
+        out.append((k[len(prefix) + 1:-6], "lanes" if v.endswith(b":lanes") else "plain"))
+    return sorted(out)
+
+
+def stats(conn, q):
+    """A queue's numbers: name, kind, capacity, queued, leased, dead, per_class {name: n},
+    per_lane (lane queue: [{lane, weight, queued, held, bound}], else None), next_expiry_ms
+    (None: no lease), digest (8 hex digits), pops (pops so far, the server's count), totals
+    {pushed, popped, acked, returned, buried, expired}: the server's counts since the queue
+    was made (docs/fleet.md, meta's fields)."""
+    i = q.info()
+    t = [int(v or 0) for v in conn.hmget(q.keys[0], "hi", "lo", "pops", "acked", "returned", "buried",
+                                         "expired")]
+    out = {"name": q.name, "kind": "lanes" if hasattr(q, "lanes") else "plain",
+           "capacity": i["capacity"], "queued": i["queued"], "leased": i["leased"], "dead": i["dead"],
+           "per_class": dict(zip(CLASSES, i["classes"])),
+           "next_expiry_ms": None if i["next_expiry_ms"] < 0 else i["next_expiry_ms"],
+           "digest": "%08x" % i["digest"], "pops": t[2], "per_lane": None,
+           "totals": {"pushed": t[0] * (1 << 30) + t[1], "popped": t[2], "acked": t[3],
+                      "returned": t[4], "buried": t[5], "expired": t[6]}}
+    if hasattr(q, "lanes"):
+        li = q.lane_info()
+        out["per_lane"] = [{"lane": l, "weight": q.weights[l], "queued": li["queued"][l],
+                            "held": li["held"][l], "bound": q.lane_capacity[l]} for l in range(q.lanes)]
+    return out
+
+
+def ticket_rows(q, limit=None):
+    """Queued tickets in pop order (dicts id, class, seq, promoted, lane), at most `limit`."""
+    rows = []
+    for t in q.tickets()[:limit]:
+        rows.append({"id": t[0], "class": CLASSES[t[1]], "seq": t[2], "promoted": bool(t[3]),
+                     "lane": t[4] if len(t) > 4 else None})
+    return rows
+
+
+def _emit(a, data, lines):
+    import json
+
+    if a.json:
+        print(json.dumps(data, sort_keys=True))
+    else:
+        for l in lines:
+            print(l)
+
+
+def _tline(t):
+    return "%d %s seq=%d%s%s" % (t["id"], t["class"], t["seq"], "" if t.get("lane") is None else
+                                 " lane=%d" % t["lane"], " promoted" if t.get("promoted") else "")
+
+
+READS = ("list", "info", "stats", "tickets", "peek", "leased", "dead")
+
+
+def parser():
+    p = argparse.ArgumentParser(description="Load the ticketq fleet library into "
+                                "Redis/Valkey; look at, feed and repair queues; grant, rotate or revoke "
+                                "a board's own Redis user. Exit codes: see docs/fleet.md.")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--url", action="append", help="redis://[:password@]host:port/db (default "
+                        "redis://127.0.0.1:6379/0); grant, rotate, revoke: once per server")
+    common.add_argument("--prefix", default="tq", help="key prefix (default tq)")
+    common.add_argument("--timeout", type=float, default=1.0, help="seconds to connect (default 1)")
+    js = argparse.ArgumentParser(add_help=False)
+    js.add_argument("--json", action="store_true", help="one JSON document on stdout")
+    qn = argparse.ArgumentParser(add_help=False)
+    qn.add_argument("queue", help="the queue's name")
+    yes = argparse.ArgumentParser(add_help=False)
+    yes.add_argument("--yes", action="store_true", help="do it (without --yes: refused, exit 2)")
+
+    def add(name, parents, help):
+        return sub.add_parser(name, parents=[common] + parents, help=help, description=help)
+
+    add("install", [], "load the ticketq library into the server (FUNCTION LOAD REPLACE)")
+    sub.add_parser("source", help="print the library's Lua source")
+    c = add("create", [qn], "create a queue (a lane queue with --weights)")
+    c.add_argument("--capacity", type=int, required=True, help="tickets it holds, 1..16777216")
+    c.add_argument("--weights", help="lane weights, as 2,1 (a lane queue)")
+    c.add_argument("--max-deliveries", type=int, default=8, help="leases before a dead letter (0: never)")
+    add("list", [js], "the queues on the server (under --prefix)")
+    add("info", [qn, js], "a queue's settings and numbers (as stats)")
+    add("stats", [qn, js], "queued per class and lane, leased, dead, digest, pops")
+    t = add("tickets", [qn, js], "queued tickets in pop order, then the leased ones")
+    t.add_argument("--limit", type=int, help="at most this many of each (default: all)")
+    add("peek", [qn, js], "the ticket the next pop would take, without taking it")
+    add("leased", [qn, js], "leased tickets: token, deliveries, expiry (server clock)")
+    d = add("dead", [qn, js], "dead letters, oldest first, read without taking them")
+    d.add_argument("--count", type=int, help="at most this many (default: all)")
+    r = add("requeue", [qn], "take dead letters and push them again to their class")
+    r.add_argument("--count", type=int, default=1 << 29, help="at most this many (default: all)")
+    add("clear", [qn, yes], "drop every queued and leased ticket (dead letters stay)")
+    add("destroy", [qn, yes], "delete every key of the queue")
+    u = add("push", [qn], "push one ticket")
+    u.add_argument("id", type=int, help="job id, 0..2**30-1")
+    u.add_argument("--class", dest="cls", default="NORMAL", type=str.upper, choices=CLASSES)
+    u.add_argument("--lane", type=int, default=0, help="lane (a lane queue)")
+    o = add("pop", [qn, js], "pop one ticket (acked at once unless --lease-ms)")
+    o.add_argument("--lease-ms", type=int, default=0, help="lease it for this long instead")
+    e = add("exporter", [], "serve Prometheus metrics of the queues on http://BIND:PORT/metrics")
+    e.add_argument("--port", type=int, default=9464, help="TCP port (default 9464; 0: a free one)")
+    e.add_argument("--bind", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
+    e.add_argument("--queue", dest="queues", action="append", metavar="Q",
+                   help="a queue to watch (repeat; default: every queue under --prefix, at each scrape)")
+    for name, h in (("grant", "create a board's own ACL user"), ("rotate", "a new password for a user"),
+                    ("revoke", "delete a user")):
+        g = add(name, [], h)
+        g.add_argument("user")
+        if name == "grant":
+            g.add_argument("--queue", dest="queues", action="append", metavar="Q", required=True,
+                           help="a queue the user may use (repeat for several)")
+            g.add_argument("--role", default="board", choices=sorted(ROLES))
+            g.add_argument("--cluster", action="store_true", help="also allow reading the cluster's slots")
+    return p
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(description="Load the ticketq fleet library into Redis/Valkey; inspect a queue; "
-                                "grant, rotate or revoke a board's own Redis user.")
-    p.add_argument("command", choices=["install", "source", "info", "tickets", "dead", "grant", "rotate", "revoke"])
-    p.add_argument("queue", nargs="?", help="the queue name (info, tickets, dead); the user (grant, rotate, revoke)")
-    p.add_argument("--url", action="append", help="redis://[:password@]host:port/db (default "
-                   "redis://127.0.0.1:6379/0); grant, rotate, revoke: once per server (a cluster's masters)")
-    p.add_argument("--prefix", default="tq", help="key prefix (default tq)")
-    p.add_argument("--count", type=int, default=10, help="dead letters to take (dead)")
-    p.add_argument("--queue", dest="queues", action="append", metavar="Q",
-                   help="grant: a queue the user may use (repeat for several)")
-    p.add_argument("--role", default="board", choices=sorted(ROLES), help="grant: what the user may do (default board)")
-    p.add_argument("--cluster", action="store_true", help="grant: also allow reading the cluster's slots")
+    p = parser()
     a = p.parse_args(argv)
+    if a.command == "source":
+        print(source())
+        return 0
     urls = a.url or ["redis://127.0.0.1:6379/0"]
     acl = a.command in ("grant", "rotate", "revoke")
     if len(urls) > 1 and not acl:
         p.error("--url: once, except for grant, rotate and revoke")
+    for opt in ("count", "limit"):
+        v = getattr(a, opt, None)
+        if v is not None and v < 1:
+            p.error("--%s %d: at least 1" % (opt, v))
+    if a.timeout <= 0:
+        p.error("--timeout %s: more than 0 seconds" % a.timeout)
+    if a.command in ("clear", "destroy") and not a.yes:
+        p.error("%s %s: drops the queue's tickets; add --yes to do it" % (a.command, a.queue))
     url = urls[0]
-    if a.command == "source":
-        print(source())
-        return 0
-    if a.command != "install" and not a.queue:
-        p.error("%s needs a %s" % (a.command, "user" if acl else "queue name"))
-    if a.queues and a.command != "grant":
-        p.error("--queue is for grant (the queue of %s is its first argument)" % a.command)
-    if a.count < 1:
-        p.error("--count: at least 1")
-    import redis
+    queue = getattr(a, "queue", None)
 
     def hide(text):
         for u in urls:
@@ -271,62 +535,174 @@ def main(argv=None):
 
     try:
         try:
+            conns = [connect(u, a.timeout) for u in urls]
+            for c in conns:
+                c.ping()  # reachable, and the password good, before anything else
+            conn = conns[0]
             if acl:
-                conns = [connect(u) for u in urls]
-                if a.command == "grant":
-                    db = _db(url)
-                    pw = grant(conns, a.queue, a.role, a.queues or [], a.prefix, db, a.cluster)
-                    # The one line with the password: stdout, once. Nothing else shows it.
-                    print(user_url(url, a.queue, pw))
-                    sys.stdout.flush()
-                    print("granted %s on %s to user %s on %s" % (a.role, ", ".join(a.queues), a.queue,
-                          ", ".join(safe_url(u) for u in urls)), file=sys.stderr)
-                elif a.command == "rotate":
-                    print(user_url(url, a.queue, rotate(conns, a.queue)))
-                    sys.stdout.flush()
-                    print("new password for user %s; its connections were closed" % a.queue, file=sys.stderr)
-                else:
-                    n = revoke(conns, a.queue)
-                    print("revoked user %s on %d of %d servers" % (a.queue, n, len(conns)))
+                return _acl(a, conns, urls)
+            if a.command == "install":
+                print("loaded %s into %s" % (install(conn), safe_url(url)))
                 return 0
-            conn = connect(url)
-            q = None if a.command == "install" else open_queue(conn, a.queue, a.prefix)
-        except ValueError as e:  # a URL redis-py cannot read, a queue name or prefix with { }
-            p.error(hide(str(e)))
-        if a.command == "install":
-            print("loaded %s into %s" % (install(conn), safe_url(url)))
-            return 0
-        if a.command == "info":
-            print(repr(q))
+            if a.command == "list":
+                rows = [{"name": n, "kind": k} for n, k in queues(conn, a.prefix)]
+                _emit(a, rows, ["%s %s" % (r["name"], r["kind"]) for r in rows])
+                return 0
+            if a.command == "create":
+                return _create(a, conn, url)
+            if a.command == "exporter":
+                return _exporter(a, url)
+            q = open_queue(conn, queue, a.prefix)
+            q.retries = 0
+            return _queue_command(a, conn, q)
+        except (ValueError, TypeError) as e:  # a URL redis-py cannot read, a queue name or
+            p.error(hide(str(e)))             # prefix with { }, a job id or lane out of range
+    except Exception as e:
+        if isinstance(e, BrokenPipeError):  # our own stdout's reader went away (... | head)
+            raise
+        if not isinstance(e, (Failure, ticketq_fleet.FleetError, OSError)) and not any(
+                c.__name__.endswith("Error") and c.__module__.startswith("redis")
+                for c in type(e).__mro__):
+            raise
+        code, msg = explain(e, url, queue, a.prefix)
+        print("%s: %s" % (p.prog, hide(msg)), file=sys.stderr)
+        return code
+
+
+def _exporter(a, url):
+    import time
+
+    try:
+        import fleetmetrics
+    except ImportError as e:  # prometheus_client missing: requirements-dev.txt has it
+        raise Failure(EXIT_USAGE, "exporter needs the prometheus_client package (pip install "
+                      "prometheus_client): %s" % e)
+
+    if not 0 <= a.port < 65536:
+        raise ValueError("--port %d: 0..65535" % a.port)
+    _, port = fleetmetrics.exporter(url, a.queues, a.prefix, a.port, a.bind, a.timeout)
+    print("== exporter: metrics of %s on %s at http://%s:%d/metrics" % (
+        ", ".join(a.queues) if a.queues else "every queue under prefix %r" % a.prefix, safe_url(url),
+        a.bind, port))
+    sys.stdout.flush()
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        return 130
+
+
+def _acl(a, conns, urls):
+    url = urls[0]
+    if a.command == "grant":
+        pw = grant(conns, a.user, a.role, a.queues, a.prefix, _db(url), a.cluster)
+        # The one line with the password: stdout, once. Nothing else shows it.
+        print(user_url(url, a.user, pw))
+        sys.stdout.flush()
+        print("granted %s on %s to user %s on %s" % (a.role, ", ".join(a.queues), a.user,
+              ", ".join(safe_url(u) for u in urls)), file=sys.stderr)
+    elif a.command == "rotate":
+        print(user_url(url, a.user, rotate(conns, a.user)))
+        sys.stdout.flush()
+        print("new password for user %s; its connections were closed" % a.user, file=sys.stderr)
+    else:
+        n = revoke(conns, a.user)
+        print("revoked user %s on %d of %d servers" % (a.user, n, len(conns)))
+    return 0
+
+
+def _create(a, conn, url):
+    try:
+        q = open_queue(conn, a.queue, a.prefix)
+    except ticketq_fleet.FleetError as e:
+        if "TQNOQUEUE" not in str(e):
+            raise
+    else:
+        raise Failure(EXIT_REFUSED, "queue %s exists already (%s): %s destroy %s --yes first "
+                      "to make it again" % (a.queue, "lanes" if hasattr(q, "lanes") else "plain", _cmd(), a.queue))
+    if a.weights:
+        try:
+            w = [int(x) for x in a.weights.split(",")]
+        except ValueError:
+            raise ValueError("--weights %s: integers separated by commas, as 2,1" % a.weights)
+        q = ticketq_fleetlanes.FleetLaneQueue(conn, a.queue, a.capacity, w, prefix=a.prefix,
+                                              max_deliveries=a.max_deliveries)
+    else:
+        q = ticketq_fleet.FleetQueue(conn, a.queue, a.capacity, prefix=a.prefix,
+                                     max_deliveries=a.max_deliveries)
+    print("created %r on %s" % (q, safe_url(url)))
+    return 0
+
+
+def _queue_command(a, conn, q):
+    cmd = a.command
+    if cmd in ("info", "stats"):
+        s = stats(conn, q)
+        lines = ["%s %s: %d/%d queued, %d leased, %d dead, digest %s, %d pops" % (
+            s["name"], s["kind"], s["queued"], s["capacity"], s["leased"], s["dead"], s["digest"], s["pops"]),
+            "classes: " + " ".join("%s=%d" % (c, s["per_class"][c]) for c in reversed(CLASSES)),
+            "no lease" if s["next_expiry_ms"] is None else "next lease expiry in %d ms" % s["next_expiry_ms"],
+            "totals: " + " ".join("%s=%d" % (k, s["totals"][k]) for k in (
+                "pushed", "popped", "acked", "returned", "buried", "expired"))]
+        for l in s["per_lane"] or ():
+            lines.append("lane %d: weight %d, queued %d, held %d of %d" % (
+                l["lane"], l["weight"], l["queued"], l["held"], l["bound"]))
+        _emit(a, s, lines)
+    elif cmd == "tickets":
+        rows = ticket_rows(q, a.limit)
+        held = leased(conn, q)[:a.limit]
+        _emit(a, {"queued": rows, "leased": held}, [_tline(t) for t in rows] + [
+            _tline(t) + " leased expires_in_ms=%d" % t["expires_in_ms"] for t in held])
+    elif cmd == "peek":
+        rows = ticket_rows(q, 1)
+        _emit(a, rows[0] if rows else None, [_tline(rows[0])] if rows else ["(empty)"])
+    elif cmd == "leased":
+        rows = leased(conn, q)
+        _emit(a, rows, ["%s deliveries=%d token=%s expires_in_ms=%d" % (
+            _tline(t), t["deliveries"], t["token"], t["expires_in_ms"]) for t in rows])
+    elif cmd == "dead":
+        rows = dead_letters(conn, q, a.count)
+        _emit(a, rows, ["%d %s seq=%d deliveries=%d" % (t["id"], t["class"], t["seq"], t["deliveries"])
+                        for t in rows])
+    elif cmd == "requeue":
+        for i, c, s in requeue(q, a.count):
+            print("requeued %d %s seq=%d" % (i, c, s))
+    elif cmd == "clear":
+        q.clear()
+        print("cleared %s" % q.name)
+    elif cmd == "destroy":
+        print("destroyed %s (%d keys)" % (q.name, q.destroy()))
+    elif cmd == "push":
+        from ticketq_base import QueueFull
+
+        try:
             if hasattr(q, "lanes"):
-                li = q.lane_info()
-                print("lanes: weights %s, queued %s, held %s (bounds %s), cursors %s" % (
-                    ":".join(map(str, q.weights)), li["queued"], li["held"], q.lane_capacity, li["cursors"]))
-            i = q.info()
-            print("leased=%d dead=%d digest=%08x %s" % (
-                i["leased"], i["dead"], i["digest"], "no lease" if i["next_expiry_ms"] < 0
-                else "next lease expiry in %d ms" % i["next_expiry_ms"]))
-        elif a.command == "tickets":
-            for t in q.tickets():
-                print("%d %s seq=%d%s%s" % (t[0], ("LOW", "NORMAL", "HIGH", "CRITICAL")[t[1]], t[2],
-                                            " lane=%d" % t[4] if len(t) > 4 else "", " promoted" if t[3] else ""))
-        else:
-            # Taking a letter removes it: show them first (read, not taken), and take only
-            # what was shown once the output is through (a closed pipe, ... | head, takes
-            # none). dead() takes the oldest: the ones shown, unless another taker was faster.
-            shown = [tuple(int(x) for x in e.split()) for e in conn.lrange(q.keys[7], 0, a.count - 1)]
-            for t in shown:
-                print("%d class=%d seq=%d deliveries=%d" % t)
-            sys.stdout.flush()
-            taken = q.dead(len(shown)) if shown else []
-            if taken != shown:
-                print("tools/fleetctl.py: another consumer took dead letters meanwhile: took %r" % (taken,),
-                      file=sys.stderr)
-                return 1
-        return 0
-    except (redis.RedisError, ticketq_fleet.FleetError) as e:
-        print("tools/fleetctl.py: %s" % hide(str(e)), file=sys.stderr)
-        return 1
+                s = q.push(a.id, CLASSES.index(a.cls), a.lane)
+            elif a.lane:
+                raise ValueError("--lane %d: queue %s has no lanes" % (a.lane, q.name))
+            else:
+                s = q.push(a.id, CLASSES.index(a.cls))
+        except QueueFull as e:  # LaneFull too: which lane, its bound
+            raise Failure(EXIT_REFUSED, "queue %s: %s; nothing pushed" % (q.name, e))
+        print("pushed %d %s seq=%d" % (a.id, a.cls, s))
+    elif cmd == "pop":
+        from ticketq_base import QueueEmpty
+
+        try:
+            i = q.pop(a.lease_ms)
+        except QueueEmpty:
+            _emit(a, None, ["(empty)"])
+            return 0
+        row = {"id": i, "class": CLASSES[q.last_priority], "seq": q.last_seq,
+               "lane": getattr(q, "last_lane", None), "token": _text(q.last_lease)}
+        if not a.lease_ms:
+            row["token"] = None
+        _emit(a, row, [_tline(row) + ("" if row["token"] is None else " token=%s" % row["token"])])
+    return 0
+
+
+def _text(v):
+    return v.decode() if isinstance(v, bytes) else v
 
 
 if __name__ == "__main__":

@@ -54,13 +54,30 @@ most 10 s, each wait drawn from the upper half of its step). While the fleet is 
 board keeps its jobs; acks owed are sent when the fleet is back (one whose lease ran out
 meanwhile says "(late: its lease had run out)": that job runs again elsewhere). A lost board's
 jobs are released at once, "release <fleet id> <name> (board lost: not run)", then the board
-is opened again (--unix: a new unix port; --connect: deployed again). Setup (the queue
-missing, a bad URL or --names) still fails at once, exit 2.
+is opened again (--unix: a new unix port; --connect: deployed again). Setup errors (the queue
+missing, a bad URL or --names, an unreachable fleet or board) still fail at once, each with
+its exit code (below).
 
 URLs are printed with their password hidden, as redis-cli does: redis://:***@host:port/db.
 
-Exit: 0 stopped as asked (or its output's reader went away); 1 a fleet error that is no
-outage (FleetError) or a bad name; 2 usage or setup; 130 Ctrl-C; 143 SIGTERM.
+Setup tries the fleet with one PING first (a 1 s connect, no retries), so a refused server,
+a wrong password or a missing queue or library is one line at once. Every --names key must
+be a fleet job id (decimal, 0..2**30-1) and every name a workload job name
+(<known kind>-<number>, firmware/workload.py's rule): else a usage error naming each bad
+entry (up to 5). A lease shorter than one round trip (a ticket's pop reply to the board's
+answer to its submit) is warned about once: "== warning: --lease-ms N is shorter than one
+board round trip (M ms): ...".
+
+--metrics-port PORT serves Prometheus metrics on http://127.0.0.1:PORT/metrics (--metrics-bind
+for another address; 0: a free port, printed as "== metrics on http://HOST:PORT/metrics"): the
+queue's (as fleetctl exporter's), the gateway's jobs by outcome, its late acks (lease
+expiries) and jobs on the board, and the latency of its calls to the fleet (docs/fleet.md,
+"Metrics").
+
+Exit (tools/exitcodes.py, the table in docs/fleet.md): 0 stopped as asked (or its output's
+reader went away); 1 a fleet error that is no outage (FleetError) or a bad name; 2 usage
+(a bad option, URL or --names); 4 the fleet or the board unreachable at setup; 5 password
+needed or refused; 6 no such queue; 7 the library not loaded; 130 Ctrl-C; 143 SIGTERM.
 """
 import argparse
 import os
@@ -272,9 +289,10 @@ class UnixPort:
 
 
 def check_names(conn, names, kinds):
-    """Every entry of the --names hash must name a job of a known kind: checked before
-    anything is leased (else the gateway would stop at that ticket, mid-run). Returns an
-    error message, or None."""
+    """Every key of the --names hash must be a fleet job id (decimal 0..2**30-1) and every
+    entry name a job of a kind in `kinds`, <kind>-<number> (firmware/workload.py's rule):
+    checked before anything is leased (else the gateway would stop at that ticket, mid-run).
+    Returns an error message naming up to 5 bad entries, or None."""
     from shell import job_kind
 
     t = conn.type(names)
@@ -283,14 +301,22 @@ def check_names(conn, names, kinds):
         return None
     if t != "hash":
         return "--names %s: a Redis hash of fleet job id -> job name, not a %s" % (names, t)
+    import workload
+
     bad = []
     for k, v in sorted(conn.hgetall(names).items()):
-        try:
-            job_kind(v.decode(errors="replace"), kinds)
+        key = k.decode(errors="replace")
+        if not (key == "0" or (key[:1] in "123456789" and key.isdigit() and int(key) < 1 << 30)):
+            bad.append("%s: unknown key, not a fleet job id (0..2**30-1, written as decimal)" % key)
+            continue
+        try:  # a kind of `kinds`, then the workload's own rule for a job's name: <kind>-<number>
+            name = v.decode(errors="replace")
+            job_kind(name, kinds)
+            workload._check_push(name, "NORMAL")
         except (TypeError, ValueError) as e:
-            bad.append("%s -> %s" % (k.decode(errors="replace"), e))
+            bad.append("%s -> %s" % (key, e))
     if bad:
-        return "--names %s: %d entr%s of no known kind: %s" % (
+        return "--names %s: %d bad entr%s: %s" % (
             names, len(bad), "y" if len(bad) == 1 else "ies", "; ".join(bad[:5]))
     return None
 
@@ -305,6 +331,8 @@ class Gateway:
         self.inflight = None  # (token, fleet id, name): leased, on its way to the board
         self.todo = []  # (token, fleet id, name, result) a board ran whose ack/release failed
         self.ran = self.acked = self.released = self.refused = 0
+        self.warned = False  # the --lease-ms warning, printed once
+        self.late = 0  # acks refused because the lease had run out (the job runs again elsewhere)
 
     def name_of(self, i):
         if self.names is not None:
@@ -332,6 +360,7 @@ class Gateway:
             i = f.pop_until(wait, self.lease_ms) if wait is not None else f.pop(self.lease_ms)
         except (QueueEmpty, Timeout):
             return False
+        t0 = time.monotonic()  # the lease runs from here (its reply): the board's round trip
         token, cls = f.last_lease, f.last_priority
         # From here until the board has it (held) or refused it, this ticket is in flight:
         # a stop or a lost board in between gives its lease back too.
@@ -356,8 +385,15 @@ class Gateway:
             self.refused += 1
             self.out("release %d %s (refused: board full)" % (i, name))
             return False
-        self.held[b] = [token, i, name, time.monotonic()]
+        now = time.monotonic()
+        self.held[b] = [token, i, name, now]
         self.inflight = None
+        rtt = (now - t0) * 1000
+        if rtt >= self.lease_ms and not self.warned:
+            self.warned = True
+            self.out("== warning: --lease-ms %d is shorter than one board round trip (%d ms): "
+                     "leases run out while the board holds their jobs, which then run twice; "
+                     "give a longer --lease-ms" % (self.lease_ms, rtt))
         return True
 
     def keep_leases(self):
@@ -396,6 +432,7 @@ class Gateway:
             if result == "ok":
                 ok = self.fleet.ack(token)
                 self.acked += ok
+                self.late += not ok
                 self.todo.pop(0)
                 self.out("ack %d %s%s" % (i, name, "" if ok else " (late: its lease had run out)"))
             else:
@@ -520,8 +557,10 @@ def open_target(args, out):
 
     try:
         board = deploy.open_board(args.connect, args.timeout)
-    except deploy.DeployError as e:
-        raise Stop(str(e), 2)
+    except deploy.DeployError as e:  # no answer: unreachable (tools/exitcodes.py)
+        import exitcodes
+
+        raise Stop(str(e), exitcodes.UNREACHABLE)
     from devtest import pick_profile
 
     prof = pick_profile(board, args.board)
@@ -536,7 +575,9 @@ def main(argv=None, out=print):
     p.add_argument("--url", default="redis://127.0.0.1:6379/0", help="the fleet's Redis/Valkey")
     p.add_argument("--queue", required=True, help="the fleet queue's name")
     p.add_argument("--prefix", default="tq", help="its key prefix (default tq)")
-    g = p.add_mutually_exclusive_group(required=True)
+    # Not required=True: argparse checks a required group before it looks at unknown
+    # options, so --locl said "one of --connect --unix --local is required". Checked below.
+    g = p.add_mutually_exclusive_group()
     g.add_argument("--connect", metavar="URL", help="a board over mpremote (/dev/ttyACM0, a0, u0, ...)")
     g.add_argument("--unix", action="store_true", help="the MicroPython unix port, started here")
     g.add_argument("--local", action="store_true", help="firmware/worker.py in this process")
@@ -549,7 +590,12 @@ def main(argv=None, out=print):
     p.add_argument("--max", type=int, help="stop after this many jobs ran")
     p.add_argument("--idle-ms", type=int, help="stop after this long with nothing to do")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds without an answer from a board")
-    a = p.parse_args(argv)
+    p.add_argument("--metrics-port", type=int, help="serve Prometheus metrics on "
+                   "http://127.0.0.1:PORT/metrics (0: a free port, printed)")
+    p.add_argument("--metrics-bind", default="127.0.0.1", help="the metrics' address (default 127.0.0.1)")
+    a = p.parse_args(argv)  # a misspelled option: "unrecognized arguments: --locl", exit 2
+    if not (a.connect or a.unix or a.local):
+        p.error("one of the arguments --connect --unix --local is required")
     # each bad value named with its option (--capacity 0 was once taken as "the default")
     # (a lease is at most 2**30 - 1 ms; --idle-ms is a Deadline, below 2**29 ms; a
     # TicketQueue holds at most 2**24)
@@ -562,6 +608,8 @@ def main(argv=None, out=print):
             p.error("%s %d: at most %d" % (opt, v, most))
     if not a.timeout > 0:
         p.error("--timeout %s: more than 0 seconds" % a.timeout)
+    if a.metrics_port is not None and not 0 <= a.metrics_port < 65536:
+        p.error("--metrics-port %d: 0..65535" % a.metrics_port)
     import workload
 
     if a.kind not in workload.KINDS:  # else the first ticket without a name stops the gateway
@@ -571,18 +619,46 @@ def main(argv=None, out=print):
     try:
         import redis
 
+        import exitcodes
+        import fleetctl
+
+        def setup_error(e):
+            code, msg = fleetctl.explain(e, a.url, a.queue, a.prefix)
+            if isinstance(e, ValueError):  # the URL, a { } in a name
+                code = exitcodes.USAGE
+            return Stop(msg.replace(a.url, url), code)
+
         try:
+            # First one PING that fails fast (a 1 s connect, no retries): a refused or wrong
+            # server is one line at once, not FleetQueue's retries (15.8 s).
+            probe = fleetctl.connect(a.url, 1.0)
+            probe.ping()
+            probe.close()
             # A socket timeout, so that a fleet gone silent (no reset) is noticed: pop_until
             # cuts each server-side wait below it.
-            fleet = open_queue(redis.Redis.from_url(a.url, socket_timeout=10, socket_connect_timeout=10),
-                               a.queue, a.prefix)
+            kw = dict(socket_timeout=10, socket_connect_timeout=10)
+            if a.metrics_port is not None:
+                try:
+                    import fleetmetrics
+                    from prometheus_client import CollectorRegistry
+                except ImportError as e:
+                    raise Stop("--metrics-port needs the prometheus_client package (pip install "
+                               "prometheus_client): %s" % e, exitcodes.USAGE)
+
+                registry = CollectorRegistry()
+                # every call of the gateway to the fleet timed, by call
+                latency = fleetmetrics.new_latency(registry)
+                conn = fleetmetrics.timed_client(a.url, latency, **kw)
+            else:
+                conn = redis.Redis.from_url(a.url, **kw)
+            fleet = open_queue(conn, a.queue, a.prefix)
         except (redis.RedisError, FleetError, ValueError) as e:  # ValueError: the URL, a { } in a name
-            raise Stop("fleet queue %s at %s: %s" % (a.queue, url, str(e).replace(a.url, url)), 2)
+            raise setup_error(e)
         if a.names:
             try:
                 bad = check_names(fleet.conn, a.names, workload.KINDS)
             except redis.RedisError as e:
-                raise Stop("--names %s: %s" % (a.names, e), 2)
+                raise setup_error(e)
             if bad:
                 raise Stop(bad, 2)
         board, closer = open_target(a, out)
@@ -600,6 +676,14 @@ def main(argv=None, out=print):
             return b
 
         gw = Gateway(fleet, board, a.names, a.kind, a.lease_ms, a.window, out)
+        if a.metrics_port is not None:
+            registry.register(fleetmetrics.QueueCollector(redis.Redis.from_url(a.url, **kw), [a.queue], a.prefix))
+            registry.register(fleetmetrics.GatewayCollector(gw))
+            try:
+                mport = fleetmetrics.serve(a.metrics_port, a.metrics_bind, registry)
+            except OSError as e:
+                raise Stop("--metrics-port %d: %s" % (a.metrics_port, e), exitcodes.USAGE)
+            out("== metrics on http://%s:%d/metrics" % (a.metrics_bind, mport))
         out("== gateway: fleet queue %s at %s%s -> worker on %s, window %d, lease %d ms" % (
             a.queue, url, " (lanes %s)" % ":".join(map(str, fleet.weights)) if hasattr(fleet, "lanes") else "",
             board.where, gw.window, a.lease_ms))

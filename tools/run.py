@@ -49,9 +49,11 @@ If the board raises MemoryError, the run stops there with what did not fit and t
 heap (before it, and after a gc.collect()); a board that does not answer within --timeout
 seconds stops it too. Never a hang, never a silent pass.
 
-Exit status: 0 the workload ran to its summary; 1 it did not (an error on the board or the
-VM, no answer); 2 usage or setup (a bad option, a bad workload file, no node, no VM, no
-profile, no emulator); 3 out of memory (MemoryError), what did not fit named. With --exec:
+Exit status (tools/exitcodes.py, the table in docs/fleet.md): 0 the workload ran to its
+summary; 1 it did not (an error on the board or the VM, no answer once running); 2 usage or
+setup (a bad option, a bad workload file, no node, no VM, no profile, no emulator); 3 out of
+memory (MemoryError), what did not fit named; 4 the board cannot be reached (no REPL at the
+connect string). With --exec:
 0, or 1 when the snippet raised (its traceback on stderr), or sys.exit's status, as
 `micropython -c`.
 """
@@ -75,7 +77,8 @@ for _p in (HERE, os.path.join(ROOT, "lib"), os.path.join(ROOT, "firmware")):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
-OK, FAILED, SETUP, NO_RAM = 0, 1, 2, 3
+# One code per condition, shared with fleetctl and the gateway: tools/exitcodes.py
+from exitcodes import OK, FAILED, NO_RAM, UNREACHABLE, USAGE as SETUP  # noqa: E402
 
 
 class Stop(Exception):
@@ -473,8 +476,8 @@ def run_board(args, url, path, emulated):
     t0 = time.monotonic()
     try:
         board = deploy.open_board(url, args.timeout)
-    except deploy.DeployError as e:  # no answer: the run failed (exit 1, as deploy.py's and devtest.py's)
-        raise Stop(str(e), FAILED)
+    except deploy.DeployError as e:  # no answer: unreachable (tools/exitcodes.py, docs/fleet.md)
+        raise Stop(str(e), UNREACHABLE)
     with board:
         from devtest import pick_profile  # --board, else the profile named as its sys.platform
 
@@ -767,7 +770,7 @@ def main(argv=None):
                     "on the host MicroPython VM (default), a board over mpremote, or the emulated micro:bit.",
         epilog="Workload format: firmware/workload.pyi (queue / push / cancel / run lines), checked whole "
                "before anything runs. Exit: 0 ran, 1 failed, 2 setup or usage (a bad option or workload "
-               "file), 3 out of memory on the target; with --exec, 0, 1 or sys.exit's as micropython -c.")
+               "file), 3 out of memory on the target, 4 the board cannot be reached (tools/exitcodes.py); with --exec, 0, 1 or sys.exit's as micropython -c.")
     p.add_argument("--workload", "-w", metavar="FILE", default=SAMPLE,
                    help="workload file (default: firmware/workload.txt, the sample of an edge mesh node)")
     g = p.add_mutually_exclusive_group()
