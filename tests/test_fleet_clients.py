@@ -20,7 +20,9 @@ def clients():
     if IS_MICROPYTHON:
         skip("starts a redis-server (host only)")
     srv = fleet_server.shared()
-    return srv, (("redis-py", srv.client), ("resp", srv.resp))
+    # the board client with room for tickets() of the 1200 tickets below (4 items each:
+    # ticketq_resp's default max_items, 4096, holds 1024 of them, as its stub says)
+    return srv, (("redis-py", srv.client), ("resp", lambda: srv.resp(max_items=8192)))
 
 
 def test_threads_sharing_a_queue_push_each_ticket_once():
