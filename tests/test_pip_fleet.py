@@ -40,6 +40,8 @@ def test_the_fleet_wheel_installs_its_console_scripts_and_lua_library(tmp_path=N
     lua = sorted(f for f in os.listdir(os.path.join(root, "fleet")) if f.endswith(".lua"))
     assert ["ticketq_tools/fleet/" + f for f in lua] == sorted(n for n in names if n.endswith(".lua")), names
     assert "Requires-Dist: redis>=5; extra == 'fleet'" in meta, meta[:1500]
+    assert "Requires-Dist: prometheus-client>=0.20; extra == 'fleet'" in meta or \
+        "Requires-Dist: prometheus_client>=0.20; extra == 'fleet'" in meta, meta[:1500]
     assert "\nAuthor: " in meta, meta[:1500]
     # No Project-URL until the project has a public address: an invented one would send
     # users to somebody else's page.
