@@ -12,24 +12,19 @@ from support import skip, IS_MICROPYTHON
 def test_pip_package_installs_the_modules_with_their_stubs(tmp_path=None):
     if IS_MICROPYTHON:
         skip("builds a wheel with CPython's pip")
-    import glob
     import json
     import os
     import subprocess
     import sys
-    import tempfile
 
     try:
         import hatchling  # noqa: F401  (the build backend, from requirements-dev.txt)
     except ImportError:
         skip("hatchling is not installed (tools/setup)")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    tmp = str(tmp_path) if tmp_path else tempfile.mkdtemp()
-    quiet = ["--quiet", "--disable-pip-version-check", "--no-index"]
-    p = subprocess.run([sys.executable, "-m", "pip", "wheel"] + quiet + ["--no-deps", "--no-build-isolation",
-                        "-w", os.path.join(tmp, "dist"), root], capture_output=True, text=True, timeout=300)
-    assert p.returncode == 0, p.stderr[-2000:]
-    wheels = glob.glob(os.path.join(tmp, "dist", "ticketq-*.whl"))
+    from wheelbuild import QUIET as quiet, ROOT as root, build
+
+    tmp, wheel = build(tmp_path)
+    wheels = [wheel]
     with open(os.path.join(root, "package.json")) as f:
         version = json.load(f)["version"]
     assert [os.path.basename(w) for w in wheels] == ["ticketq-%s-py3-none-any.whl" % version]
