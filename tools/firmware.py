@@ -68,13 +68,12 @@ def sha256_file(path):
 
 
 def mpy_tarball():
-    """$TICKETQ_MPY192, else ../shared/mcu/ beside the checkout, else /work/shared/mcu/."""
-    env = os.environ.get("TICKETQ_MPY192")
-    for path in ([env] if env else [MPY_TARBALL, "/work/shared/mcu/micropython-1.9.2.tar.xz"]):
-        if os.path.isfile(path):
-            return path
+    """$TICKETQ_MPY192, else ../shared/mcu/ beside the checkout (as tools/mcu.py finds its tree)."""
+    path = os.environ.get("TICKETQ_MPY192") or MPY_TARBALL
+    if os.path.isfile(path):
+        return path
     raise BuildError("%s not found (MicroPython 1.9.2 sources: ../shared/mcu, or set TICKETQ_MPY192)"
-                     % (env or MPY_TARBALL), 2)
+                     % path, 2)
 
 
 def source_dir():

@@ -182,7 +182,7 @@ _tar_sha = {}
 def tarball_sha():
     if TARBALL not in _tar_sha:
         if not os.path.isfile(TARBALL):
-            raise McuError("no %s: the MicroPython sources come from /work/shared/mcu (../shared/mcu)" % TARBALL)
+            raise McuError("no %s: the MicroPython sources come from ../shared/mcu beside the checkout, or $TICKETQ_MCU_TARBALL" % TARBALL)
         _tar_sha[TARBALL] = _file_sha(TARBALL)
     return _tar_sha[TARBALL]
 
