@@ -1,7 +1,8 @@
 # hatchling build hook (pyproject.toml): the wheel gets copies of lib/*.py with the
 # docstrings of lib/*.pyi inserted (tools/stubdocs.py), so that help() on CPython shows
 # the documentation; the .pyi stubs go in beside them as they are. It also packs
-# ticketq_tools (pkg/ticketq_tools: the console scripts ticketq-fleetctl and ticketq-gateway,
+# ticketq_tools (pkg/ticketq_tools: the console scripts ticketq-fleetctl, ticketq-gateway and
+# ticketq-dashboard,
 # with copies of tools/fleetctl.py, tools/gateway.py, the board worker and fleet/*.lua). lib/ itself keeps no
 # run-time docstrings: a micro:bit would keep them in RAM.
 import os
@@ -33,6 +34,7 @@ class CustomBuildHook(BuildHookInterface):
             "tools/gateway.py": "ticketq_tools/gateway.py",
             "tools/exitcodes.py": "ticketq_tools/exitcodes.py",  # fleetctl's and the gateway's
             "tools/fleetmetrics.py": "ticketq_tools/fleetmetrics.py",  # exporter, --metrics-port
+            "tools/dashboard.py": "ticketq_tools/dashboard.py",  # ticketq-dashboard
             "firmware/worker.py": "ticketq_tools/worker.py",
             "firmware/workload.py": "ticketq_tools/workload.py",
             "firmware/shell.py": "ticketq_tools/shell.py",

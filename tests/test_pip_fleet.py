@@ -1,10 +1,11 @@
 # `pip install ticketq[fleet]` (issue 22): the wheel, built offline from this checkout and
 # installed in a fresh virtual environment in a temporary folder, declares redis-py for the
 # `fleet` extra, carries the fleet's Lua library, and its console scripts run from the wheel
-# alone: `ticketq-fleetctl --help`, `ticketq-gateway --help`, and `ticketq-fleetctl install`
-# loads the packaged library into a real redis-server (tests/fleet_server.py), with no
+# alone: `ticketq-fleetctl --help`, `ticketq-gateway --help`, `ticketq-dashboard --help`;
+# `ticketq-fleetctl install` loads the packaged library into a real redis-server (tests/fleet_server.py), with no
 # checkout on sys.path (cwd a temporary folder; redis-py, which the test cannot download, is
-# a copy of the one in this checkout's .venv, given on PYTHONPATH). The metadata names the
+# a copy of the one in this checkout's .venv, given on PYTHONPATH), and `ticketq-dashboard`
+# serves that server's queues. The metadata names the
 # author (no project URLs: the project has no public address yet). CPython only (pytest).
 from support import skip, IS_MICROPYTHON
 
@@ -58,7 +59,7 @@ def test_the_fleet_wheel_installs_its_console_scripts_and_lua_library(tmp_path=N
         return subprocess.run([exe] + list(cmd[1:]), capture_output=True, text=True, timeout=120, cwd=work,
                               env=env)
 
-    for script in ("ticketq-fleetctl", "ticketq-gateway"):
+    for script in ("ticketq-fleetctl", "ticketq-gateway", "ticketq-dashboard"):
         p = run(script, "--help")
         assert p.returncode == 0 and "usage:" in p.stdout, (script, p.stdout, p.stderr)
     # nothing of the checkout is imported: the tool and the library come from the venv
@@ -91,3 +92,20 @@ def test_the_fleet_wheel_installs_its_console_scripts_and_lua_library(tmp_path=N
                 "i = F.FleetQueue(redis.Redis.from_url(%r), 'gwq').info()\n"
                 "print(i['queued'], i['leased'], i['dead'])\n" % srv.url)
         assert p.returncode == 0 and p.stdout.split() == ["0", "0", "0"], (p.stdout, p.stderr)
+        # the dashboard from the wheel serves that server's queues (GET /api/state), read-only
+        import json
+        import urllib.request
+
+        d = subprocess.Popen([os.path.join(venv, "bin", "ticketq-dashboard"), "--url", srv.url, "--port", "0"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work, env=env)
+        try:
+            line = d.stdout.readline()
+            assert "(read-only)" in line, (line, d.poll())
+            page = line.split(" on ")[-1].split()[0]
+            st = json.loads(urllib.request.urlopen(page + "api/state", timeout=10).read())
+            assert st["ok"] and sorted(q["name"] for q in st["queues"]) == ["gwq", "pipq"], st
+        finally:
+            d.terminate()
+            d.wait(10)
+            d.stdout.close()
+            d.stderr.close()

@@ -1,8 +1,9 @@
-"""The console scripts of `pip install ticketq[fleet]`: `ticketq-fleetctl` (tools/fleetctl.py)
-and `ticketq-gateway` (tools/gateway.py), run from the installed wheel without a checkout.
+"""The console scripts of `pip install ticketq[fleet]`: `ticketq-fleetctl` (tools/fleetctl.py),
+`ticketq-gateway` (tools/gateway.py) and `ticketq-dashboard` (tools/dashboard.py), run from
+the installed wheel without a checkout (the dashboard's --demo needs a checkout's tests/).
 
-The wheel carries, in this package's folder, copies of tools/fleetctl.py and
-tools/gateway.py, the fleet's Lua library (fleet/*.lua, under ticketq_tools/fleet/) and the
+The wheel carries, in this package's folder, copies of tools/fleetctl.py,
+tools/gateway.py, tools/dashboard.py, the fleet's Lua library (fleet/*.lua, under ticketq_tools/fleet/) and the
 board worker the gateway's `--local` runs in-process (firmware/worker.py, workload.py,
 shell.py); the library itself (ticketq*.py) is at the top of site-packages. Those tools
 import each other by plain module name, as in a checkout, so each entry point puts this
@@ -35,3 +36,8 @@ def fleetctl():
 def gateway():
     """Entry point of `ticketq-gateway`: tools/gateway.py's main(), its exit status."""
     sys.exit(_load("gateway").main())
+
+
+def dashboard():
+    """Entry point of `ticketq-dashboard`: tools/dashboard.py's main(), its exit status."""
+    sys.exit(_load("dashboard").main())

@@ -1,0 +1,298 @@
+# Host only (CPython): the fleet dashboard (tools/dashboard.py) in a REAL headless browser,
+# Debian's chromium driven by selenium through Debian's chromium-driver (tools/setup installs
+# both, and selenium from requirements-dev.txt). A real redis-server with a password
+# (tests/fleet_server.py) holds the queues; the assertions are on the DOM the browser built
+# after the page's scripts ran. Where chromium, chromedriver or selenium is missing the
+# browser tests skip, saying which; the HTTP-level and helper tests run anyway.
+import http.client
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, HERE)
+
+import dashboard  # noqa: E402
+import fleet_server  # noqa: E402
+
+PASSWORD = "s3cret-dash"
+HOSTILE = '<img src=x onerror="window.__xss=1">&amp;"q\''
+
+
+def _browser_missing():
+    if sys.implementation.name != "cpython":
+        return "CPython only"
+    if not dashboard.chromium_exe():
+        return "chromium not installed (tools/setup installs Debian's chromium)"
+    if not shutil.which("chromedriver"):
+        return "chromedriver not installed (tools/setup installs Debian's chromium-driver)"
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium not installed (requirements-dev.txt)"
+    return None
+
+
+needs_browser = pytest.mark.skipif(_browser_missing() is not None, reason=str(_browser_missing()))
+
+
+@pytest.fixture(scope="module")
+def server():
+    # A password-protected redis-server with three queues: "jobs" (plain: 3 dead letters, 2
+    # leased, 4 queued), "uplinks" (lanes 3,1) and one whose name is markup.
+    from ticketq_fleet import FleetQueue
+    from ticketq_fleetlanes import FleetLaneQueue
+
+    srv = fleet_server.RedisServer().start()
+    r = srv.client()
+    r.config_set("requirepass", PASSWORD)
+    r.close()
+    url = "redis://:%s@127.0.0.1:%d/0" % (PASSWORD, srv.port)
+    conn = srv.client(install=False, password=PASSWORD)
+    jobs = FleetQueue(conn, "jobs", 100, max_deliveries=1)
+    for i in (501, 502, 503):
+        jobs.push(i, 2)
+    for _ in range(3):
+        jobs.pop(1)  # 1 ms leases, run out: dead letters (max_deliveries=1)
+    time.sleep(0.01)
+    jobs.info()
+    for i in range(10, 16):
+        jobs.push(i, i % 4)
+    jobs.pop(60000)
+    jobs.pop(60000)
+    up = FleetLaneQueue(conn, "uplinks", 100, [3, 1])
+    for i in range(8):
+        up.push(100 + i, 1, 0)
+    up.push(900, 1, 1)
+    odd = FleetQueue(conn, HOSTILE, 10)
+    odd.push(7, 3)
+    yield srv, url, conn
+    conn.close()
+    srv.close()
+
+
+def _start(url, actions, interval=0.3):
+    s = dashboard.Sampler(url, interval=interval).start()
+    return s, dashboard.Dashboard(s, "127.0.0.1", 0, actions).start()
+
+
+@pytest.fixture
+def browser():
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    os.environ.setdefault("SE_OFFLINE", "true")  # never let selenium fetch a driver or browser
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = dashboard.chromium_exe()
+    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+              "--window-size=1280,1400"):
+        opts.add_argument(a)
+    drv = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=opts)
+    drv.set_script_timeout(20)
+    try:
+        yield drv
+    finally:
+        drv.quit()
+
+
+def _wait(drv, js, secs=20):
+    end = time.monotonic() + secs
+    while time.monotonic() < end:
+        v = drv.execute_script(js)
+        if v:
+            return v
+        time.sleep(0.1)
+    raise AssertionError("the page never got there: %s\n%s" % (js, drv.page_source[:3000]))
+
+
+def _load(drv, dash, samples=0):
+    drv.get(dash.url)
+    _wait(drv, "return +document.body.dataset.refreshed >= 1")
+    if samples:  # enough samples for rates: the page redraws every second
+        _wait(drv, "return document.querySelectorAll('section[data-queue=\"jobs\"] polyline').length > 0")
+
+
+def _text(drv, css):
+    return drv.execute_script("return Array.from(document.querySelectorAll(arguments[0])).map(e => e.textContent)", css)
+
+
+def _post(drv, token=None, queue="jobs"):
+    # POST /api/requeue from inside the page (same origin), with or without the token
+    return drv.execute_async_script(
+        "const done = arguments[arguments.length - 1];"
+        "const h = {'Content-Type': 'application/json'}; if (arguments[0] !== null) h['X-Ticketq-Token'] = arguments[0];"
+        "fetch('/api/requeue', {method: 'POST', headers: h, body: JSON.stringify({queue: arguments[1]})})"
+        ".then(r => r.json().then(b => done([r.status, b])))", token, queue)
+
+
+@needs_browser
+def test_page_shows_queues_classes_lanes_leases_dead_rates(server, browser):
+    srv, url, conn = server
+    s, d = _start(url, actions=False)
+    try:
+        time.sleep(1.0)  # a few samples, for the rates
+        _load(browser, d, samples=2)
+        # the queue list: every queue, by its own name, as text (the markup one included)
+        heads = browser.execute_script(
+            "return Array.from(document.querySelectorAll('section.queue')).map(s => s.dataset.queue)")
+        assert sorted(heads) == sorted(["jobs", "uplinks", HOSTILE])
+        jobs = "section[data-queue=\"jobs\"] "
+        assert _text(browser, jobs + "[data-k=queued] b") == ["4"]
+        assert _text(browser, jobs + "[data-k=leased] b") == ["2"]
+        assert _text(browser, jobs + "[data-k=dead] b") == ["3"]
+        # classes by name, as fleetctl shows them: 10..15 pushed with class i % 4, two popped
+        cls = browser.execute_script(
+            "const t = document.querySelector(arguments[0] + 'table');"
+            "return [Array.from(t.rows[0].cells).map(c => c.textContent), Array.from(t.rows[1].cells).map(c => c.textContent)]",
+            jobs)
+        assert cls[0] == ["CRITICAL", "HIGH", "NORMAL", "LOW"]
+        assert sum(int(x) for x in cls[1]) == 4
+        # leased tickets with their expiry (server clock, about 60 s)
+        leased = browser.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0] + 'table.leased tr')).slice(1)"
+            ".map(r => Array.from(r.cells).map(c => c.textContent))", jobs)
+        assert len(leased) == 2
+        for row in leased:
+            assert row[1] in ("CRITICAL", "HIGH", "NORMAL", "LOW")
+            assert 30.0 < float(row[5].split()[0]) <= 60.0
+        # dead letters, read without taking them, and no requeue button (read-only)
+        dead = _text(browser, jobs + "table.dead tr td:first-child")
+        assert dead == ["501", "502", "503"]
+        assert browser.execute_script("return document.querySelectorAll('button.requeue').length") == 0
+        assert _text(browser, "#mode") == ["read-only"]
+        # lanes: weights, and how far each is from its fair share (lane 0 holds 8 of 9 queued
+        # tickets with 3/4 of the weight: +14 points; lane 1: 1/9 against 1/4: -14)
+        lanes = browser.execute_script(
+            "return Array.from(document.querySelectorAll('section[data-queue=\"uplinks\"] table.lanes tr')).slice(1)"
+            ".map(r => Array.from(r.cells).map(c => c.textContent))")
+        assert [(r[0], r[1], r[2]) for r in lanes] == [("0", "3", "8"), ("1", "1", "1")]
+        assert lanes[0][5:] == ["75%", "89%", "+14 pts"] and lanes[1][5:] == ["25%", "11%", "-14 pts"]
+        # rates over time: an SVG line per counter
+        series = browser.execute_script(
+            "return Array.from(document.querySelectorAll(arguments[0] + 'svg.rates polyline')).map(p => p.dataset.series)", jobs)
+        assert "pushed" in series and "popped" in series
+        # the server shown with its password masked, and the password nowhere in the page
+        assert _text(browser, "#server") == ["redis://:***@127.0.0.1:%d/0" % srv.port]
+        assert PASSWORD not in browser.page_source
+        # the markup name is text: no <img> was made, its onerror never ran
+        assert browser.execute_script("return document.querySelectorAll('img').length") == 0
+        assert browser.execute_script("return window.__xss === undefined")
+        # actions refused without the flag: even with the page's (empty) token, from its origin
+        status, body = _post(browser, token="")
+        assert status == 403 and "--allow-actions" in body["error"]
+        assert conn.llen("tq{jobs}:dead") == 3
+    finally:
+        d.stop()
+        s.stop()
+
+
+@needs_browser
+def test_requeue_button_with_allow_actions(server, browser):
+    srv, url, conn = server
+    # the one command, as a user starts it: tools/dashboard.py --allow-actions --port 0
+    p = subprocess.Popen([sys.executable, os.path.join(ROOT, "tools", "dashboard.py"), "--url", url,
+                          "--port", "0", "--interval", "0.5", "--allow-actions"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = p.stdout.readline()
+        assert PASSWORD not in line
+        m = re.search(r"on (http://127\.0\.0\.1:\d+/) \(actions allowed\)", line)
+        assert m, line + p.stderr.read() if p.poll() is not None else line
+        browser.get(m.group(1))
+        _wait(browser, "return +document.body.dataset.refreshed >= 1")
+        assert _text(browser, "#mode") == ["actions allowed"]
+        # without the token, or with a wrong one: refused, nothing taken
+        assert _post(browser, token=None)[0] == 403
+        assert _post(browser, token="x" * 43)[0] == 403
+        assert conn.llen("tq{jobs}:dead") == 3
+        # the button: the letters go back to their class, the page shows it
+        browser.find_element("css selector", "section[data-queue=\"jobs\"] button.requeue").click()
+        _wait(browser, "const r = document.querySelector('section[data-queue=\"jobs\"] .result');"
+              "return r && r.dataset.status === '200' && r.textContent")
+        assert conn.llen("tq{jobs}:dead") == 0
+        _wait(browser, "return document.querySelector('section[data-queue=\"jobs\"] [data-k=dead] b').textContent === '0'")
+        ids = set(int(m[16:24], 16) for m in (x.decode() for x in conn.zrange("tq{jobs}:ready", 0, -1)))
+        assert {501, 502, 503} <= ids
+        assert _text(browser, "section[data-queue=\"jobs\"] table.dead tr td") == []
+    finally:
+        p.terminate()
+        p.wait(10)
+        p.stdout.close()
+        p.stderr.close()
+
+
+def test_http_guards(server):
+    # Without a browser: the page's headers, the Host check, POST refused when read-only.
+    srv, url, conn = server
+    s, d = _start(url, actions=False, interval=5)
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", d.port, timeout=10)
+        c.request("GET", "/")
+        r = c.getresponse()
+        assert r.status == 200
+        assert "script-src 'self'" in r.getheader("Content-Security-Policy")
+        assert b'name="ticketq-token" content=""' in r.read()
+        c.request("GET", "/api/state", headers={"Host": "evil.example:%d" % d.port})  # DNS rebinding
+        r = c.getresponse()
+        r.read()
+        assert r.status == 421
+        c.request("GET", "/api/state")
+        r = c.getresponse()
+        st = json.loads(r.read())
+        assert st["ok"] and st["actions"] is False and st["server"] == "redis://:***@127.0.0.1:%d/0" % srv.port
+        assert PASSWORD not in json.dumps(st)
+        c.request("POST", "/api/requeue", body=b'{"queue": "jobs"}', headers={"X-Ticketq-Token": ""})
+        r = c.getresponse()
+        assert r.status == 403 and "read-only" in json.loads(r.read())["error"]
+        c.close()
+    finally:
+        d.stop()
+        s.stop()
+
+
+def test_cross_origin_post_refused(server):
+    srv, url, conn = server
+    s, d = _start(url, actions=True, interval=5)
+    try:
+        c = http.client.HTTPConnection("127.0.0.1", d.port, timeout=10)
+        c.request("POST", "/api/requeue", body=b'{"queue": "nope"}',
+                  headers={"X-Ticketq-Token": d.token, "Origin": "http://evil.example"})
+        r = c.getresponse()
+        assert r.status == 403 and "cross-origin" in json.loads(r.read())["error"]
+        c.request("POST", "/api/requeue", body=b'{"queue": "nope"}', headers={"X-Ticketq-Token": d.token})
+        r = c.getresponse()
+        assert r.status == 404 and "no queue nope" in json.loads(r.read())["error"]
+        c.close()
+    finally:
+        d.stop()
+        s.stop()
+
+
+def test_lane_rows_top_n_and_fair_share():
+    per_lane = [{"lane": "k%d" % i, "weight": 1 + (i % 3), "queued": i, "held": i + 1, "bound": 50}
+                for i in range(12)]
+    rows, more, more_held = dashboard.lane_rows(per_lane, 5)
+    assert [r["lane"] for r in rows] == ["k11", "k10", "k9", "k8", "k7"]
+    assert more == 7 and more_held == sum(i + 1 for i in range(7))
+    active_w = sum(1 + (i % 3) for i in range(1, 12))  # lane k0 has nothing queued: no share
+    top = rows[0]
+    assert abs(top["share"] - 3.0 / active_w) < 1e-12
+    assert abs(top["backlog"] - 11.0 / 66) < 1e-12
+    assert abs(top["off"] - (11.0 / 66 - 3.0 / active_w)) < 1e-12
+    assert dashboard.lane_rows([], 8) == ([], 0, 0)
+
+
+def test_rates_between_samples():
+    t = {k: 0 for k in dashboard.RATE_KEYS}
+    h = [(1000, dict(t)), (3000, dict(t, pushed=10, popped=4)), (4000, dict(t, pushed=5))]
+    r = dashboard.rates(h)
+    assert r[0]["t"] == 3000 and r[0]["pushed"] == 5.0 and r[0]["popped"] == 2.0
+    assert r[1]["pushed"] is None and r[1]["popped"] is None  # counters went down: no rate
