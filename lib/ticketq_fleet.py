@@ -424,6 +424,12 @@ class FleetQueue:
         return {"queued": r[0], "leased": r[1], "capacity": r[2], "digest": r[3],
                 "classes": (r[7], r[6], r[5], r[4]), "dead": r[8], "next_expiry_ms": r[9]}
 
+    def oldest_age(self):
+        r = self._call("age")
+        if r[0] < 0:
+            return None
+        return (r[0], None if r[1] < 0 else r[1])
+
     def tickets(self):
         r = self._call("tickets")
         return [(r[j], r[j + 1], r[j + 2], r[j + 3] == 1) for j in range(0, len(r), 4)]

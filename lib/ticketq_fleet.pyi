@@ -205,6 +205,16 @@ class FleetQueue:
         """{"queued", "leased", "capacity", "digest", "classes": (LOW, NORMAL, HIGH,
         CRITICAL queued), "dead", "next_expiry_ms" (-1: nothing leased)}."""
 
+    def oldest_age(self) -> Optional[Tuple[int, Optional[int]]]:
+        """How long the oldest queued (not leased) ticket has waited, by the server's clock:
+        (min_ms, max_ms), its age lies between the two; max_ms None when it is older than
+        every mark the server keeps; None when nothing is queued. The server keeps marks
+        (push counter, TIME) written by these calls only, at most one a second, at most 64
+        (fleet/age.lua), so push and pop cost nothing more: the resolution max_ms - min_ms
+        is the time between the calls around the ticket's push (at least 1 s). Call it
+        regularly (the dashboard, the exporter and fleetctl stats do) for a fine one.
+        Expired leases are given back first, as info. O(64 + lists) in the server."""
+
     def tickets(self) -> List[Tuple[int, int, int, bool]]:
         """Every queued ticket in pop order: (id, class, seq, promoted). O(n)."""
 

@@ -148,6 +148,8 @@ def test_page_shows_queues_classes_lanes_leases_dead_rates(server, browser):
         assert _text(browser, jobs + "[data-k=queued] b") == ["4"]
         assert _text(browser, jobs + "[data-k=leased] b") == ["2"]
         assert _text(browser, jobs + "[data-k=dead] b") == ["3"]
+        # the oldest queued ticket's age, from the server's age marks (fleet/age.lua)
+        assert re.match(r"^(at least \d+\.\d s|\d+\.\d s to \d+\.\d s)$", _text(browser, jobs + "[data-k=oldest] b")[0])
         # classes by name, as fleetctl shows them: 10..15 pushed with class i % 4, two popped
         cls = browser.execute_script(
             "const t = document.querySelector(arguments[0] + 'table');"
@@ -296,3 +298,30 @@ def test_rates_between_samples():
     r = dashboard.rates(h)
     assert r[0]["t"] == 3000 and r[0]["pushed"] == 5.0 and r[0]["popped"] == 2.0
     assert r[1]["pushed"] is None and r[1]["popped"] is None  # counters went down: no rate
+
+
+def test_start_errors_are_fleetctls(server):
+    # one line and fleetctl's exit code: no password 5, a wrong one 5, unreachable 4, a bad
+    # option 2 (argparse), a port already taken 2
+    srv, url, conn = server
+    tool = os.path.join(ROOT, "tools", "dashboard.py")
+
+    def run(*args):
+        return subprocess.run([sys.executable, tool] + list(args), capture_output=True, text=True, timeout=60)
+
+    p = run("--url", "redis://127.0.0.1:%d/0" % srv.port)
+    assert p.returncode == 5 and "needs a password" in p.stderr, p.stderr
+    p = run("--url", "redis://:wrong@127.0.0.1:%d/0" % srv.port)
+    assert p.returncode == 5 and "redis://:***@" in p.stderr and "wrong" not in p.stderr, p.stderr
+    p = run("--url", "redis://127.0.0.1:%d/0" % fleet_server.free_port())
+    assert p.returncode == 4 and "cannot reach" in p.stderr, p.stderr
+    p = run("--interval", "0")
+    assert p.returncode == 2 and "--interval" in p.stderr
+    s, d = _start(url, actions=False, interval=5)
+    try:
+        p = run("--url", url, "--port", str(d.port))
+        assert p.returncode == 2 and "cannot serve on 127.0.0.1:%d" % d.port in p.stderr, p.stderr
+        assert PASSWORD not in p.stderr + p.stdout
+    finally:
+        d.stop()
+        s.stop()

@@ -4,7 +4,7 @@ queues on a Redis/Valkey server (what bull-board, rq-dashboard and Flower show t
 
     tools/dashboard [--url redis://[:PASSWORD@]host:port/db] [--prefix tq] [--queue Q ...]
                     [--port 9466] [--bind 127.0.0.1] [--interval 2] [--history 150]
-                    [--lanes 8] [--rows 50] [--allow-actions]
+                    [--lanes 8] [--rows 20] [--allow-actions]
     tools/dashboard --demo [--screenshot docs/dashboard.png]   # a throwaway server, filled
 
 Panels, per queue (docs/fleet.md, "Dashboard", says what each number is): queued of
@@ -96,7 +96,7 @@ class Sampler:
     `history` samples of each queue's totals; snapshot() is what GET /api/state returns."""
 
     def __init__(self, url, prefix="tq", names=None, timeout=1.0, interval=2.0, history=150,
-                 top_lanes=8, rows=50):
+                 top_lanes=8, rows=20):
         self.url, self.prefix, self.names = url, prefix, names
         self.interval, self.top_lanes, self.rows = interval, top_lanes, rows
         import redis
@@ -226,7 +226,7 @@ td:first-child,th:first-child{text-align:left}
 .bar{display:inline-block;height:8px;background:#4a7bd0;vertical-align:middle}
 .bar.share{background:#bbb}
 .over{color:#a33}.under{color:#286}
-svg{background:#fbfcfd;border:1px solid #eee}
+svg{background:#fbfcfd;border:1px solid #eee;width:100%;height:auto}
 button{font-size:12px}
 .note{color:#667;font-size:12px}
 """
@@ -257,10 +257,10 @@ function table(head, rows) {
 }
 function secs(ms) { return ms == null ? "-" : (ms / 1000).toFixed(1) + " s"; }
 function pct(x) { return (100 * x).toFixed(0) + "%"; }
-function age(a) {
+function age(a) {  // stats' oldest_age_ms: the oldest queued ticket's age lies in [min, max]
   if (!a) return "(empty)";
-  if (a.max_ms == null) return "at least " + secs(a.min_ms);
-  return secs(a.min_ms) + " to " + secs(a.max_ms);
+  if (a.max == null) return "at least " + secs(a.min);
+  return secs(a.min) + " to " + secs(a.max);
 }
 
 function chart(rates) {
@@ -310,7 +310,7 @@ function queuePanel(q, actions) {
     el("div", {"data-k": "queued"}, "queued ", el("b", {}, s.queued), " / " + s.capacity),
     el("div", {"data-k": "leased"}, "leased ", el("b", {}, s.leased)),
     el("div", {"data-k": "dead"}, "dead ", el("b", {}, s.dead)),
-    el("div", {"data-k": "oldest"}, "oldest ", el("b", {}, age(s.oldest_age))),
+    el("div", {"data-k": "oldest"}, "oldest ", el("b", {}, age(s.oldest_age_ms))),
     el("div", {"data-k": "expiry"}, "next expiry ", el("b", {}, secs(s.next_expiry_ms)))));
   sec.append(el("h3", {}, "Classes"));
   sec.append(table(CLASSES, [CLASSES.map(c => s.per_class[c])]));
@@ -584,7 +584,7 @@ def parser():
     p.add_argument("--interval", type=float, default=2.0, help="seconds between samples (default 2)")
     p.add_argument("--history", type=int, default=150, help="samples kept for the rates (default 150)")
     p.add_argument("--lanes", type=int, default=8, help="lanes shown per queue, the busiest (default 8)")
-    p.add_argument("--rows", type=int, default=50, help="leased tickets and dead letters listed per queue (default 50)")
+    p.add_argument("--rows", type=int, default=20, help="leased tickets and dead letters listed per queue (default 20)")
     p.add_argument("--allow-actions", action="store_true",
                    help="allow requeueing dead letters from the page (POST, with the page's token)")
     p.add_argument("--demo", action="store_true",

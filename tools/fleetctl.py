@@ -25,7 +25,7 @@ connect, default 1: a refused or silent server fails within it, with no retries)
 are shown by name (LOW NORMAL HIGH CRITICAL), the digest as 8 hex digits, everywhere.
 docs/fleet.md ("fleetctl") says what each prints.
 
-The library is fleet/core.lua + queue.lua + lease.lua + lanes.lua, loaded as one Redis
+The library is fleet/core.lua + queue.lua + lease.lua + lanes.lua + age.lua, loaded as one Redis
 library named ticketq_<VERSION> (FUNCTION LOAD REPLACE), its functions tq<VERSION>_<op>;
 VERSION is ticketq_fleet.VERSION. Load it once per server (it is part of the dataset: it
 survives restarts with persistence and reaches replicas); clients, boards included, call
@@ -58,7 +58,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 LUA = os.path.join(ROOT, "fleet")
 # One file per concern, in load order: each may use what the ones before it define.
-PARTS = ("core.lua", "queue.lua", "lease.lua", "lanes.lua")
+PARTS = ("core.lua", "queue.lua", "lease.lua", "lanes.lua", "age.lua")
 for _p in (os.path.join(ROOT, "lib"), HERE):
     if _p not in sys.path:
         sys.path.insert(0, _p)
@@ -120,7 +120,7 @@ def safe_url(url):
 # producer: opens and pushes only; operator: every function, clear/destroy/dead included.
 # Nobody but the server's admin (the default user) loads the library or manages users.
 _BOARD = ("open", "lopen", "client", "push", "lpush", "pop", "lpop", "peek", "lpeek", "info",
-          "lanes", "ack", "release", "touch")
+          "lanes", "age", "ack", "release", "touch")  # age: the gateway's --metrics-port reads it
 _PRODUCER = ("open", "lopen", "client", "push", "lpush", "info", "lanes")
 ROLES = {"board": _BOARD, "producer": _PRODUCER, "operator": None}  # None: every function
 # Commands a role runs outside the functions: BLPOP (pop_until waits on the wake key);
@@ -400,7 +400,10 @@ def stats(conn, q):
     per_lane (lane queue: [{lane, weight, queued, held, bound}], else None), next_expiry_ms
     (None: no lease), digest (8 hex digits), pops (pops so far, the server's count), totals
     {pushed, popped, acked, returned, buried, expired}: the server's counts since the queue
-    was made (docs/fleet.md, meta's fields)."""
+    was made (docs/fleet.md, meta's fields), oldest_age_ms {min, max}: the oldest queued
+    ticket's age lies between them, by the server's clock (max None: older than every mark
+    the server keeps; the whole None: nothing queued; FleetQueue.oldest_age, fleet/age.lua)."""
+    age = q.oldest_age()  # first: it gives expired leases back, so info's numbers agree
     i = q.info()
     t = [int(v or 0) for v in conn.hmget(q.keys[0], "hi", "lo", "pops", "acked", "returned", "buried",
                                          "expired")]
@@ -410,12 +413,22 @@ def stats(conn, q):
            "next_expiry_ms": None if i["next_expiry_ms"] < 0 else i["next_expiry_ms"],
            "digest": "%08x" % i["digest"], "pops": t[2], "per_lane": None,
            "totals": {"pushed": t[0] * (1 << 30) + t[1], "popped": t[2], "acked": t[3],
-                      "returned": t[4], "buried": t[5], "expired": t[6]}}
+                      "returned": t[4], "buried": t[5], "expired": t[6]},
+           "oldest_age_ms": None if age is None else {"min": age[0], "max": age[1]}}
     if hasattr(q, "lanes"):
         li = q.lane_info()
         out["per_lane"] = [{"lane": l, "weight": q.weights[l], "queued": li["queued"][l],
                             "held": li["held"][l], "bound": q.lane_capacity[l]} for l in range(q.lanes)]
     return out
+
+
+def age_line(a):
+    """stats' line for the oldest queued ticket's age (oldest_age_ms)."""
+    if a is None:
+        return "oldest queued ticket: none (nothing queued)"
+    if a["max"] is None:
+        return "oldest queued ticket: at least %.1f s old (older than every age mark)" % (a["min"] / 1000.0)
+    return "oldest queued ticket: %.1f to %.1f s old" % (a["min"] / 1000.0, a["max"] / 1000.0)
 
 
 def ticket_rows(q, limit=None):
@@ -642,6 +655,7 @@ def _queue_command(a, conn, q):
             s["name"], s["kind"], s["queued"], s["capacity"], s["leased"], s["dead"], s["digest"], s["pops"]),
             "classes: " + " ".join("%s=%d" % (c, s["per_class"][c]) for c in reversed(CLASSES)),
             "no lease" if s["next_expiry_ms"] is None else "next lease expiry in %d ms" % s["next_expiry_ms"],
+            age_line(s["oldest_age_ms"]),
             "totals: " + " ".join("%s=%d" % (k, s["totals"][k]) for k in (
                 "pushed", "popped", "acked", "returned", "buried", "expired"))]
         for l in s["per_lane"] or ():

@@ -101,6 +101,11 @@ class QueueCollector:
                 "expiry by the server's clock (absent: no lease)", ["queue"])
             if s["next_expiry_ms"] is not None:
                 g["ticketq_next_lease_expiry_seconds"].add_metric([name], s["next_expiry_ms"] / 1000.0)
+            fam(GaugeMetricFamily, "ticketq_oldest_age_seconds", "Age of the oldest queued ticket by "
+                "the server's clock, seconds: at least this (the lower bound of fleet/age.lua's marks; "
+                "absent: nothing queued)", ["queue"])
+            if s["oldest_age_ms"] is not None:
+                g["ticketq_oldest_age_seconds"].add_metric([name], s["oldest_age_ms"]["min"] / 1000.0)
             for key, doc in (("pushed", "Tickets pushed"), ("popped", "Pops that took a ticket"),
                              ("acked", "Acks that held their lease"),
                              ("returned", "Leases ended without an ack (released or expired) "

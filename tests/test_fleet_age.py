@@ -1,0 +1,158 @@
+# Host only (CPython): the oldest queued ticket's age (issue 22), fleet/age.lua's marks read
+# through FleetQueue.oldest_age, fleetctl stats (text and --json) and the exporter's gauge,
+# against a real redis-server (tests/fleet_server.py). Push and pop are not touched: the
+# marks are written by the age calls only, at most one a second of server time, at most 64.
+import os
+import sys
+import time
+
+from support import IS_MICROPYTHON, skip
+
+
+def _setup():
+    if IS_MICROPYTHON:
+        skip("host only: a real redis-server")
+    import fleet_server
+
+    return fleet_server.shared().client()
+
+
+def _ms(conn):
+    t = conn.time()
+    return int(t[0]) * 1000 + int(t[1]) // 1000
+
+
+def _marks(conn, q):
+    v = conn.hget(q.keys[0], "am")
+    return [tuple(int(x) for x in m.split(":")) for m in v.decode().split()] if v else []
+
+
+def test_age_bounds_hold_by_the_server_clock():
+    from ticketq_fleet import FleetQueue
+
+    conn = _setup()
+    q = FleetQueue(conn, "age-bounds", 10)
+    q.destroy()
+    q = FleetQueue(conn, "age-bounds", 10)
+    assert q.oldest_age() is None  # nothing queued (and a first mark is taken)
+    assert len(_marks(conn, q)) == 1
+    assert q.oldest_age() is None
+    assert len(_marks(conn, q)) == 1  # less than 1 s later: no second mark
+    time.sleep(1.05)
+    t0 = _ms(conn)
+    q.push(1, 1)  # pushed after the first mark, before the second
+    t1 = _ms(conn)
+    time.sleep(1.05)
+    a = q.oldest_age()  # second mark now
+    t2 = _ms(conn)
+    assert len(_marks(conn, q)) == 2
+    lo, hi = a
+    assert hi is not None and 0 <= lo <= t2 - t0 and hi >= a[0]
+    assert lo == 0  # no mark after its push but the one just taken
+    time.sleep(1.05)  # a third mark: the push lies between marks 1 and 2
+    assert q.oldest_age()[1] is not None
+    # the bound, exactly: the true age (t - push time) lies in [lo, hi] at the call's time
+    push_lo, push_hi = t0, t1  # the push happened in [t0, t1] by the server's clock
+    call = _ms(conn)
+    lo, hi = q.oldest_age()
+    after = _ms(conn)
+    assert lo <= after - push_lo and hi >= call - push_hi, (lo, hi, call, after, push_lo, push_hi)
+    assert hi - lo >= 1000  # two marks a second apart at least
+    # the oldest goes, the next one is measured: pushed after the latest mark
+    q.push(2, 1)
+    q.pop()
+    lo, hi = q.oldest_age()
+    assert hi is not None and lo == 0 and hi < 5000
+    q.pop()
+    assert q.oldest_age() is None
+    q.destroy()
+
+
+def test_marks_are_bounded_and_thinned_evenly():
+    # 80 marks one second apart, written as the server would have (synthetic times in the
+    # past): the next age call keeps 64, and the bounds still bracket the ticket.
+    from ticketq_fleet import FleetQueue
+
+    conn = _setup()
+    q = FleetQueue(conn, "age-thin", 200)
+    q.destroy()
+    q = FleetQueue(conn, "age-thin", 200)
+    now = _ms(conn)
+    marks = []
+    for k in range(80):  # mark k: k pushes so far, (100 - k) s ago
+        marks.append("0:%d:%d" % (k, now - (100 - k) * 1000))
+    for i in range(80):
+        q.push(i, 1)
+    conn.hset(q.keys[0], "am", " ".join(marks))
+    for _ in range(30):  # the oldest 30 go: marks at or below the oldest ticket's go first
+        q.pop()
+    lo, hi = q.oldest_age()  # ticket 30 (counter 30): between marks 30 and 31
+    m = _marks(conn, q)
+    assert len(m) == 64
+    assert [c for _, c, _ in m] == sorted(c for _, c, _ in m)
+    # 81 marks (the 80 and the call's own): the oldest 17 go, each with the next one still at
+    # or below the oldest ticket's counter (30): no queued ticket needed them
+    assert m[0][1] == 17 and m[-1][1] == 80
+    assert 70000 - 2000 <= hi <= 70000 + 2000 and 69000 - 2000 <= lo <= 69000 + 2000, (lo, hi)
+    assert lo <= hi
+    q.destroy()
+    # every mark above the oldest ticket: the inner mark whose removal leaves the smallest
+    # gap goes, so the gaps stay even (none more than two of the old ones)
+    q = FleetQueue(conn, "age-thin", 200)
+    q.push(1, 1)  # counter 0
+    now = _ms(conn)
+    conn.hset(q.keys[0], "am", " ".join("0:%d:%d" % (k, now - (100 - k) * 1000) for k in range(1, 81)))
+    lo, hi = q.oldest_age()
+    m = _marks(conn, q)
+    assert len(m) == 64 and m[0][1] == 1 and m[-1][1] == 1  # the first kept; the call's own last
+    gaps = [b[2] - a[2] for a, b in zip(m, m[1:])]
+    assert max(gaps[:-1]) <= 2000, gaps
+    assert hi is None and 99000 - 2000 <= lo <= 99000 + 2000  # pushed before the first mark
+    q.destroy()
+
+
+def test_lane_queue_and_stats_and_gauge():
+    import json
+    import subprocess
+
+    from ticketq_fleetlanes import FleetLaneQueue
+
+    conn = _setup()
+    import fleet_server
+    import fleetctl
+
+    q = FleetLaneQueue(conn, "age-lanes", 50, [2, 1])
+    q.destroy()
+    q = FleetLaneQueue(conn, "age-lanes", 50, [2, 1])
+    q.push(5, 0, 1)  # LOW, lane 1: the oldest, though it pops last
+    q.push(6, 3, 0)
+    lo, hi = q.oldest_age()
+    assert lo == 0 and hi is None  # older than the first mark
+    s = fleetctl.stats(conn, q)
+    assert s["oldest_age_ms"]["min"] >= 0 and s["oldest_age_ms"]["max"] is None
+    srv = fleet_server.shared()
+    tool = os.path.join(fleet_server.ROOT, "tools", "fleetctl.py")
+    p = subprocess.run([sys.executable, tool, "stats", "age-lanes", "--url", srv.url, "--json"],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    j = json.loads(p.stdout)
+    assert set(j["oldest_age_ms"]) == {"min", "max"}
+    p = subprocess.run([sys.executable, tool, "stats", "age-lanes", "--url", srv.url],
+                       capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and "oldest queued ticket: " in p.stdout, p.stdout
+    # the exporter's gauge: seconds, the lower bound
+    from prometheus_client import CollectorRegistry, generate_latest
+    import fleetmetrics
+
+    reg = CollectorRegistry()
+    reg.register(fleetmetrics.QueueCollector(conn, ["age-lanes"]))
+    text = generate_latest(reg).decode()
+    line = [l for l in text.splitlines() if l.startswith('ticketq_oldest_age_seconds{queue="age-lanes"}')]
+    assert len(line) == 1 and float(line[0].split()[-1]) >= 0.0, text
+    q.pop()
+    q.pop()
+    reg2 = CollectorRegistry()
+    reg2.register(fleetmetrics.QueueCollector(conn, ["age-lanes"]))
+    assert "ticketq_oldest_age_seconds{" not in generate_latest(reg2).decode()  # nothing queued
+    assert fleetctl.stats(conn, q)["oldest_age_ms"] is None
+    q.destroy()
