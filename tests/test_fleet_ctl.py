@@ -140,7 +140,7 @@ def test_errors_say_what_to_do_with_one_exit_code_each():
     # a missing queue names the command that makes it; no server internals
     code, out, err = ctl("stats", "nosuchqueue", *u)
     assert code == fleetctl.EXIT_NOQUEUE == 6
-    assert "tools/fleetctl.py create nosuchqueue --capacity" in err and "script:" not in err
+    assert "tools/fleetctl create nosuchqueue --capacity" in err and "script:" not in err
     assert "user_function" not in err and "create it with a capacity" not in err
     # a refused connection: one line, about a second at most, exit 4
     port = fleet_server.free_port()
@@ -160,7 +160,7 @@ def test_errors_say_what_to_do_with_one_exit_code_each():
     # the library not loaded: exit 6, with the command that loads it
     with fleet_server.RedisServer() as bare:
         code, out, err = ctl("stats", "q", "--url", bare.url)
-        assert code == fleetctl.EXIT_NOLIB == 7 and "tools/fleetctl.py install --url" in err, err
+        assert code == fleetctl.EXIT_NOLIB == 7 and "tools/fleetctl install --url" in err, err
         # a server that needs a password, asked without one, says so
         bare.client(install=False).config_set("requirepass", "s3cret")
         code, out, err = ctl("stats", "q", "--url", bare.url)

@@ -41,7 +41,7 @@ def test_gateway_setup_errors_one_line_each_with_its_code():
     assert "cannot reach" in err and "Traceback" not in err and took < 4, (err, took)
     # no such queue: names the command that creates it, no server internals, exit 6
     code, out, err, _ = gw("--url", srv.url, "--queue", "nosuch", "--local")
-    assert code == exitcodes.NO_QUEUE and "tools/fleetctl.py create nosuch --capacity" in err, err
+    assert code == exitcodes.NO_QUEUE and "tools/fleetctl create nosuch --capacity" in err, err
     assert "script:" not in err and "user_function" not in err
     # a wrong password: exit 5
     code, out, err, _ = gw("--url", "redis://nobody:pw@127.0.0.1:%d/0" % srv.port, "--queue", "x", "--local")

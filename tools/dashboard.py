@@ -29,6 +29,14 @@ The connection is fleetctl's: --url (default redis://127.0.0.1:6379/0), --prefix
 the URL's password is shown masked (redis://:***@host:port/db). Errors and exit codes are
 fleetctl's (docs/fleet.md, "Exit codes"): 2 usage, 4 unreachable, 5 password, 130 Ctrl-C.
 """
+
+if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks redis-py
+    try:
+        import venvpy
+        venvpy.ensure(__file__, ('redis',))
+    except ImportError:  # a copy outside a checkout: nothing to rerun
+        pass
+
 import argparse
 import collections
 import hmac

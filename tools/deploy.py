@@ -48,7 +48,19 @@ From Python (tools/devtest.py does this):
     with deploy.open_board(url) as b:            # a Board: mpremote transport in raw REPL
         deploy.deploy(b, prof, wipe=True)        # -> list of Result(name, size, tries, ...)
         b.put("extra.py", deploy.strip_source(text).encode())
+
+Exit (tools/exitcodes.py, docs/fleet.md "Exit codes"): 0 done, 1 the deploy failed on the
+board, 2 usage, 4 no board at the port given (absent, busy, or nothing answering the raw
+REPL: deploy.Unreachable).
 """
+
+if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks mpremote and pyserial
+    try:
+        import venvpy
+        venvpy.ensure(__file__, ('mpremote', 'serial'))
+    except ImportError:  # a copy outside a checkout: nothing to rerun
+        pass
+
 import argparse
 import ast
 import collections
@@ -66,12 +78,20 @@ ROOT = os.path.dirname(HERE)
 BOARDS = os.path.join(ROOT, "boards")
 sys.path.insert(0, HERE)
 
+import exitcodes  # noqa: E402  (one exit code per condition: docs/fleet.md, "Exit codes")
+
 MAX_CMD = 1024  # bytes in one raw-REPL command
 CHUNK = 256  # bytes of file data per write command (less for binary data)
 
 
 class DeployError(RuntimeError):
     pass
+
+
+class Unreachable(DeployError):
+    """No board answers there: the port is absent or busy, or nothing on it speaks the raw
+    REPL. deploy and devtest exit with exitcodes.UNREACHABLE (4) for it, as tools/run and
+    the gateway do (docs/fleet.md, "Exit codes")."""
 
 
 # ---- the board profile
@@ -404,12 +424,12 @@ def resolve_device(url):
         for p in ports:
             if p.serial_number == url[3:]:
                 return p.device
-        raise DeployError("no device with serial number %s" % url[3:])
+        raise Unreachable("no device with serial number %s" % url[3:])
     if url == "auto":
         for p in ports:
             if p.vid is not None and p.pid is not None:
                 return p.device
-        raise DeployError("no USB serial device found")
+        raise Unreachable("no USB serial device found")
     return url
 
 
@@ -689,7 +709,7 @@ def open_board(url, timeout=10.0, restart=None):
     try:
         return Board(url, timeout, restart)
     except (TransportError, serial.SerialException, OSError) as e:
-        raise DeployError("cannot reach a MicroPython REPL at %s: %s" % (url, e))
+        raise Unreachable("cannot reach a MicroPython REPL at %s: %s" % (url, e))
 
 
 # ---- deploy
@@ -861,7 +881,7 @@ def main(argv=None):
             return _run(args, prof, b)
     except DeployError as e:
         print("deploy: %s" % e, file=sys.stderr)
-        return 1
+        return exitcodes.UNREACHABLE if isinstance(e, Unreachable) else exitcodes.FAILED
     except Exception as e:
         import emu
         from mpremote.transport import TransportError

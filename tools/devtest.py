@@ -30,11 +30,21 @@ stripped size and the heap free before it) counts as a failure. Test files are r
 afterwards, and a soft reset leaves the heap unlocked whatever a test did. The last line is
 `N passed, N failed, N skipped`; a run that counted no test at all exits 1 ("ran no test"),
 never 0. --quiet leaves out each test's PASS and SKIP line (how tools/test calls it unless
--v); failures, the per-module table and the closing count stay.
+-v); failures, the per-module table and the closing count stay. With --connect, no board at
+that port (absent, busy, nothing answering the raw REPL) exits 4, tools/exitcodes.py's
+UNREACHABLE, as tools/run and the gateway do; a usage error 2.
 
 Modules: those named, else the profile's TESTS (the micro:bit has no room, asyncio or
 hypothesis for most), else every tests/test_*.py.
 """
+
+if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks mpremote and pyserial
+    try:
+        import venvpy
+        venvpy.ensure(__file__, ('mpremote', 'serial'))
+    except ImportError:  # a copy outside a checkout: nothing to rerun
+        pass
+
 import argparse
 import ast
 import os
@@ -49,6 +59,7 @@ TESTS = os.path.join(ROOT, "tests")
 sys.path.insert(0, HERE)
 
 import deploy  # noqa: E402
+import exitcodes  # noqa: E402
 from deploy import DeployError  # noqa: E402
 
 sys.path.insert(0, TESTS)
@@ -532,7 +543,9 @@ def main(argv=None):
             raise
         out("devtest: %s" % e)
         out("0 passed, 1 failed, 0 skipped")
-        return 1
+        # no board there (the port absent, nothing answering): exitcodes.UNREACHABLE, as
+        # tools/run and the gateway; a board that failed: 1
+        return exitcodes.UNREACHABLE if isinstance(e, deploy.Unreachable) else exitcodes.FAILED
     finally:
         if sim:
             sim.stop()

@@ -23,6 +23,14 @@ From Python:
 
 A board boots in well under a second, so start a fresh one for a fresh heap (9792 B free).
 """
+
+if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks mpremote and pyserial
+    try:
+        import venvpy
+        venvpy.ensure(__file__, ('mpremote', 'serial'))
+    except ImportError:  # a copy outside a checkout: nothing to rerun
+        pass
+
 import argparse
 import contextlib
 import os

@@ -47,6 +47,14 @@ Exit (the table in docs/fleet.md, "Exit codes", shared with the gateway and tool
 the operation, 2 usage, 4 server unreachable, 5 password needed or refused (or not
 permitted), 6 no such queue, 7 the library not loaded (tools/exitcodes.py).
 """
+
+if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks redis-py
+    try:
+        import venvpy
+        venvpy.ensure(__file__, ('redis',))
+    except ImportError:  # a copy outside a checkout: nothing to rerun
+        pass
+
 import argparse
 import hashlib
 import os
@@ -258,9 +266,9 @@ _INTERNALS = re.compile(r"\s*script: \S+, on @\S+\.?\s*$|\s*\(create it with a c
 
 def _cmd():
     # How to name fleetctl in advice: as it was started if it is fleetctl (a console script,
-    # ticketq-fleetctl), else as the repo runs it.
+    # ticketq-fleetctl), else as the repo runs it (the wrapper, which sets up .venv first).
     name = os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else "")
-    return name if name.startswith("ticketq-fleetctl") else "tools/fleetctl.py"
+    return name if name.startswith("ticketq-fleetctl") else "tools/fleetctl"
 
 
 class Failure(Exception):

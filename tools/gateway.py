@@ -79,6 +79,14 @@ reader went away); 1 a fleet error that is no outage (FleetError) or a bad name;
 (a bad option, URL or --names); 4 the fleet or the board unreachable at setup; 5 password
 needed or refused; 6 no such queue; 7 the library not loaded; 130 Ctrl-C; 143 SIGTERM.
 """
+
+if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks redis-py
+    try:
+        import venvpy
+        venvpy.ensure(__file__, ('redis',))
+    except ImportError:  # a copy outside a checkout: nothing to rerun
+        pass
+
 import argparse
 import os
 import pty

@@ -48,6 +48,14 @@ and every test's outcome (PASS/FAIL/SKIP by name) must be the same on every targ
 route that ran it: a test that differs fails the stage, as does any FAIL. --full runs the
 full list everywhere.
 """
+
+if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks mpremote and pyserial
+    try:
+        import venvpy
+        venvpy.ensure(__file__, ('mpremote', 'serial'))
+    except ImportError:  # a copy outside a checkout: nothing to rerun
+        pass
+
 import argparse
 import contextlib
 import hashlib

@@ -57,6 +57,14 @@ connect string). With --exec:
 0, or 1 when the snippet raised (its traceback on stderr), or sys.exit's status, as
 `micropython -c`.
 """
+
+if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks mpremote and pyserial
+    try:
+        import venvpy
+        venvpy.ensure(__file__, ('mpremote', 'serial'))
+    except ImportError:  # a copy outside a checkout: nothing to rerun
+        pass
+
 import argparse
 import ast
 import os
