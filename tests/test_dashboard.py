@@ -3,33 +3,41 @@
 # both, and selenium from requirements-dev.txt). A real redis-server with a password
 # (tests/fleet_server.py) holds the queues; the assertions are on the DOM the browser built
 # after the page's scripts ran. Where chromium, chromedriver or selenium is missing the
-# browser tests skip, saying which; the HTTP-level and helper tests run anyway.
-import http.client
-import json
-import os
-import re
-import shutil
-import subprocess
-import sys
-import time
-
-import pytest
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-sys.path.insert(0, HERE)
-
-import dashboard  # noqa: E402
-import fleet_server  # noqa: E402
+# browser tests skip, saying which; the HTTP-level and helper tests run anyway. On
+# MicroPython (tests/mprun.py) every test skips: nothing here runs on a board.
+from support import IS_MICROPYTHON, skip
 
 PASSWORD = "s3cret-dash"
 HOSTILE = '<img src=x onerror="window.__xss=1">&amp;"q\''
 
+if not IS_MICROPYTHON:
+    import http.client
+    import json
+    import os
+    import re
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    HERE = os.path.dirname(os.path.abspath(__file__))
+    ROOT = os.path.dirname(HERE)
+    for _p in (os.path.join(ROOT, "tools"), HERE):
+        if _p not in sys.path:
+            sys.path.insert(0, _p)
+
+
+def _host():
+    if IS_MICROPYTHON:
+        skip("host only: a redis-server, the dashboard process and a browser")
+    import dashboard
+    import fleet_server
+
+    return dashboard, fleet_server
+
 
 def _browser_missing():
-    if sys.implementation.name != "cpython":
-        return "CPython only"
+    dashboard, _ = _host()
     if not dashboard.chromium_exe():
         return "chromium not installed (tools/setup installs Debian's chromium)"
     if not shutil.which("chromedriver"):
@@ -41,66 +49,75 @@ def _browser_missing():
     return None
 
 
-needs_browser = pytest.mark.skipif(_browser_missing() is not None, reason=str(_browser_missing()))
-
-
-@pytest.fixture(scope="module")
-def server():
+class Filled:
     # A password-protected redis-server with three queues: "jobs" (plain: 3 dead letters, 2
-    # leased, 4 queued), "uplinks" (lanes 3,1) and one whose name is markup.
-    from ticketq_fleet import FleetQueue
-    from ticketq_fleetlanes import FleetLaneQueue
+    # leased, 4 queued), "uplinks" (lanes 3,1) and one whose name is markup. Stopped on exit.
+    def __enter__(self):
+        _, fleet_server = _host()
+        from ticketq_fleet import FleetQueue
+        from ticketq_fleetlanes import FleetLaneQueue
 
-    srv = fleet_server.RedisServer().start()
-    r = srv.client()
-    r.config_set("requirepass", PASSWORD)
-    r.close()
-    url = "redis://:%s@127.0.0.1:%d/0" % (PASSWORD, srv.port)
-    conn = srv.client(install=False, password=PASSWORD)
-    jobs = FleetQueue(conn, "jobs", 100, max_deliveries=1)
-    for i in (501, 502, 503):
-        jobs.push(i, 2)
-    for _ in range(3):
-        jobs.pop(1)  # 1 ms leases, run out: dead letters (max_deliveries=1)
-    time.sleep(0.01)
-    jobs.info()
-    for i in range(10, 16):
-        jobs.push(i, i % 4)
-    jobs.pop(60000)
-    jobs.pop(60000)
-    up = FleetLaneQueue(conn, "uplinks", 100, [3, 1])
-    for i in range(8):
-        up.push(100 + i, 1, 0)
-    up.push(900, 1, 1)
-    odd = FleetQueue(conn, HOSTILE, 10)
-    odd.push(7, 3)
-    yield srv, url, conn
-    conn.close()
-    srv.close()
+        self.srv = srv = fleet_server.RedisServer().start()
+        try:
+            r = srv.client()
+            r.config_set("requirepass", PASSWORD)
+            r.close()
+            self.url = "redis://:%s@127.0.0.1:%d/0" % (PASSWORD, srv.port)
+            self.conn = conn = srv.client(install=False, password=PASSWORD)
+            jobs = FleetQueue(conn, "jobs", 100, max_deliveries=1)
+            for i in (501, 502, 503):
+                jobs.push(i, 2)
+            for _ in range(3):
+                jobs.pop(1)  # 1 ms leases, run out: dead letters (max_deliveries=1)
+            time.sleep(0.01)
+            jobs.info()
+            for i in range(10, 16):
+                jobs.push(i, i % 4)
+            jobs.pop(60000)
+            jobs.pop(60000)
+            up = FleetLaneQueue(conn, "uplinks", 100, [3, 1])
+            for i in range(8):
+                up.push(100 + i, 1, 0)
+            up.push(900, 1, 1)
+            FleetQueue(conn, HOSTILE, 10).push(7, 3)
+        except BaseException:
+            srv.close()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self.conn.close()
+        self.srv.close()
+
+
+class Browser:
+    # Headless chromium through chromedriver (selenium), quit on exit; skips when missing.
+    def __enter__(self):
+        why = _browser_missing()
+        if why:
+            skip(why)
+        dashboard, _ = _host()
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+
+        os.environ.setdefault("SE_OFFLINE", "true")  # never let selenium fetch a driver or browser
+        opts = webdriver.ChromeOptions()
+        opts.binary_location = dashboard.chromium_exe()
+        for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                  "--window-size=1280,1400"):
+            opts.add_argument(a)
+        self.drv = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=opts)
+        self.drv.set_script_timeout(20)
+        return self.drv
+
+    def __exit__(self, *exc):
+        self.drv.quit()
 
 
 def _start(url, actions, interval=0.3):
+    dashboard, _ = _host()
     s = dashboard.Sampler(url, interval=interval).start()
     return s, dashboard.Dashboard(s, "127.0.0.1", 0, actions).start()
-
-
-@pytest.fixture
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    os.environ.setdefault("SE_OFFLINE", "true")  # never let selenium fetch a driver or browser
-    opts = webdriver.ChromeOptions()
-    opts.binary_location = dashboard.chromium_exe()
-    for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-              "--window-size=1280,1400"):
-        opts.add_argument(a)
-    drv = webdriver.Chrome(service=Service(executable_path=shutil.which("chromedriver")), options=opts)
-    drv.set_script_timeout(20)
-    try:
-        yield drv
-    finally:
-        drv.quit()
 
 
 def _wait(drv, js, secs=20):
@@ -133,9 +150,12 @@ def _post(drv, token=None, queue="jobs"):
         ".then(r => r.json().then(b => done([r.status, b])))", token, queue)
 
 
-@needs_browser
-def test_page_shows_queues_classes_lanes_leases_dead_rates(server, browser):
-    srv, url, conn = server
+def test_page_shows_queues_classes_lanes_leases_dead_rates():
+    with Browser() as browser, Filled() as f:
+        _page_shows_queues_classes_lanes_leases_dead_rates(f.srv, f.url, f.conn, browser)
+
+
+def _page_shows_queues_classes_lanes_leases_dead_rates(srv, url, conn, browser):
     s, d = _start(url, actions=False)
     try:
         time.sleep(1.0)  # a few samples, for the rates
@@ -196,9 +216,12 @@ def test_page_shows_queues_classes_lanes_leases_dead_rates(server, browser):
         s.stop()
 
 
-@needs_browser
-def test_requeue_button_with_allow_actions(server, browser):
-    srv, url, conn = server
+def test_requeue_button_with_allow_actions():
+    with Browser() as browser, Filled() as f:
+        _requeue_button_with_allow_actions(f.srv, f.url, f.conn, browser)
+
+
+def _requeue_button_with_allow_actions(srv, url, conn, browser):
     # the one command, as a user starts it: tools/dashboard.py --allow-actions --port 0
     p = subprocess.Popen([sys.executable, os.path.join(ROOT, "tools", "dashboard.py"), "--url", url,
                           "--port", "0", "--interval", "0.5", "--allow-actions"],
@@ -231,9 +254,13 @@ def test_requeue_button_with_allow_actions(server, browser):
         p.stderr.close()
 
 
-def test_http_guards(server):
+def test_http_guards():
+    with Filled() as f:
+        _http_guards(f.srv, f.url, f.conn)
+
+
+def _http_guards(srv, url, conn):
     # Without a browser: the page's headers, the Host check, POST refused when read-only.
-    srv, url, conn = server
     s, d = _start(url, actions=False, interval=5)
     try:
         c = http.client.HTTPConnection("127.0.0.1", d.port, timeout=10)
@@ -260,8 +287,12 @@ def test_http_guards(server):
         s.stop()
 
 
-def test_cross_origin_post_refused(server):
-    srv, url, conn = server
+def test_cross_origin_post_refused():
+    with Filled() as f:
+        _cross_origin_post_refused(f.srv, f.url, f.conn)
+
+
+def _cross_origin_post_refused(srv, url, conn):
     s, d = _start(url, actions=True, interval=5)
     try:
         c = http.client.HTTPConnection("127.0.0.1", d.port, timeout=10)
@@ -279,6 +310,7 @@ def test_cross_origin_post_refused(server):
 
 
 def test_lane_rows_top_n_and_fair_share():
+    dashboard, _ = _host()
     per_lane = [{"lane": "k%d" % i, "weight": 1 + (i % 3), "queued": i, "held": i + 1, "bound": 50}
                 for i in range(12)]
     rows, more, more_held = dashboard.lane_rows(per_lane, 5)
@@ -293,6 +325,7 @@ def test_lane_rows_top_n_and_fair_share():
 
 
 def test_rates_between_samples():
+    dashboard, _ = _host()
     t = {k: 0 for k in dashboard.RATE_KEYS}
     h = [(1000, dict(t)), (3000, dict(t, pushed=10, popped=4)), (4000, dict(t, pushed=5))]
     r = dashboard.rates(h)
@@ -300,10 +333,14 @@ def test_rates_between_samples():
     assert r[1]["pushed"] is None and r[1]["popped"] is None  # counters went down: no rate
 
 
-def test_start_errors_are_fleetctls(server):
+def test_start_errors_are_fleetctls():
+    with Filled() as f:
+        _start_errors_are_fleetctls(f.srv, f.url, f.conn)
+
+
+def _start_errors_are_fleetctls(srv, url, conn):
     # one line and fleetctl's exit code: no password 5, a wrong one 5, unreachable 4, a bad
     # option 2 (argparse), a port already taken 2
-    srv, url, conn = server
     tool = os.path.join(ROOT, "tools", "dashboard.py")
 
     def run(*args):
@@ -313,7 +350,7 @@ def test_start_errors_are_fleetctls(server):
     assert p.returncode == 5 and "needs a password" in p.stderr, p.stderr
     p = run("--url", "redis://:wrong@127.0.0.1:%d/0" % srv.port)
     assert p.returncode == 5 and "redis://:***@" in p.stderr and "wrong" not in p.stderr, p.stderr
-    p = run("--url", "redis://127.0.0.1:%d/0" % fleet_server.free_port())
+    p = run("--url", "redis://127.0.0.1:%d/0" % _host()[1].free_port())
     assert p.returncode == 4 and "cannot reach" in p.stderr, p.stderr
     p = run("--interval", "0")
     assert p.returncode == 2 and "--interval" in p.stderr

@@ -2,11 +2,12 @@
 # through FleetQueue.oldest_age, fleetctl stats (text and --json) and the exporter's gauge,
 # against a real redis-server (tests/fleet_server.py). Push and pop are not touched: the
 # marks are written by the age calls only, at most one a second of server time, at most 64.
-import os
-import sys
-import time
-
 from support import IS_MICROPYTHON, skip
+
+if not IS_MICROPYTHON:
+    import os
+    import sys
+    import time
 
 
 def _setup():
@@ -112,12 +113,12 @@ def test_marks_are_bounded_and_thinned_evenly():
 
 
 def test_lane_queue_and_stats_and_gauge():
+    conn = _setup()
     import json
     import subprocess
 
     from ticketq_fleetlanes import FleetLaneQueue
 
-    conn = _setup()
     import fleet_server
     import fleetctl
 
