@@ -362,3 +362,25 @@ def _start_errors_are_fleetctls(srv, url, conn):
     finally:
         d.stop()
         s.stop()
+
+
+def test_a_non_loopback_bind_warns_and_takes_any_host():
+    with Filled() as f:
+        p = subprocess.Popen([sys.executable, os.path.join(ROOT, "tools", "dashboard.py"), "--url", f.url,
+                              "--bind", "0.0.0.0", "--port", "0"], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        try:
+            first, second = p.stdout.readline(), p.stdout.readline()
+            assert "(read-only)" in first and second.startswith("== warning: serving on 0.0.0.0, not loopback"), (
+                first, second)
+            port = int(re.search(r":(\d+)/ ", first).group(1))
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            c.request("GET", "/api/state", headers={"Host": "dashboard.example:%d" % port})
+            r = c.getresponse()
+            assert r.status == 200 and json.loads(r.read())["ok"]
+            c.close()
+        finally:
+            p.terminate()
+            p.wait(10)
+            p.stdout.close()
+            p.stderr.close()

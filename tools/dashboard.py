@@ -654,6 +654,10 @@ def main(argv=None):
             return 0
         print("== dashboard of %s on %s (%s)" % (
             fleetctl.safe_url(a.url), dash.url, "actions allowed" if a.allow_actions else "read-only"))
+        if a.bind not in LOOPBACK:
+            print("== warning: serving on %s, not loopback: whoever reaches it sees the queues%s (it has "
+                  "no login; an SSH tunnel to 127.0.0.1 is safer)" % (
+                      a.bind, " and may requeue" if a.allow_actions else ""))
         sys.stdout.flush()
         while True:
             time.sleep(3600)
