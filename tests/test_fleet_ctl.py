@@ -173,6 +173,15 @@ def test_errors_say_what_to_do_with_one_exit_code_each():
     # usage: exit 2, argparse's own words for a misspelled option
     code, out, err = ctl("stats", "q", "--urll", srv.url)
     assert code == 2 and "unrecognized arguments: --urll" in err
+    # ... also where a required option is misspelled (argparse would say "required" first)
+    code, out, err = ctl("create", "q", "--capcity", 5, *u)
+    assert code == 2 and "unrecognized arguments: --capcity" in err, err
+    code, out, err = ctl("create", "q", *u)
+    assert code == 2 and "required: --capacity" in err, err
+    code, out, err = ctl("grant", "u7", "--qeue", "q", *u)
+    assert code == 2 and "unrecognized arguments: --qeue" in err, err
+    code, out, err = ctl("grant", "u7", *u)
+    assert code == 2 and "required: --queue" in err, err
     code, out, err = ctl("dead", "q", "--count", 0, *u)
     assert code == 2 and "--count 0" in err
 

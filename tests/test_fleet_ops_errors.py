@@ -51,6 +51,10 @@ def test_gateway_setup_errors_one_line_each_with_its_code():
     assert code == exitcodes.USAGE and "unrecognized arguments: --locl" in err, err
     code, out, err, _ = gw("--url", srv.url, "--queue", "x")
     assert code == exitcodes.USAGE and "one of the arguments --connect --unix --local is required" in err
+    code, out, err, _ = gw("--url", srv.url, "--qeue", "x", "--local")  # the required --queue misspelled
+    assert code == exitcodes.USAGE and "unrecognized arguments: --qeue" in err, err
+    code, out, err, _ = gw("--url", srv.url, "--local")
+    assert code == exitcodes.USAGE and "required: --queue" in err, err
 
 
 def test_gateway_names_are_checked_by_the_workload_rules_and_keys_are_job_ids():

@@ -489,7 +489,10 @@ def parser():
     add("install", [], "load the ticketq library into the server (FUNCTION LOAD REPLACE)")
     sub.add_parser("source", help="print the library's Lua source")
     c = add("create", [qn], "create a queue (a lane queue with --weights)")
-    c.add_argument("--capacity", type=int, required=True, help="tickets it holds, 1..16777216")
+    # Not required=True (nor grant's --queue): argparse checks required options before it
+    # looks at unknown ones, so a misspelled --capcity said "required: --capacity" instead of
+    # "unrecognized arguments: --capcity". main() checks them after parsing.
+    c.add_argument("--capacity", type=int, help="tickets it holds, 1..16777216 (required)")
     c.add_argument("--weights", help="lane weights, as 2,1 (a lane queue)")
     c.add_argument("--max-deliveries", type=int, default=8, help="leases before a dead letter (0: never)")
     add("list", [js], "the queues on the server (under --prefix)")
@@ -521,8 +524,8 @@ def parser():
         g = add(name, [], h)
         g.add_argument("user")
         if name == "grant":
-            g.add_argument("--queue", dest="queues", action="append", metavar="Q", required=True,
-                           help="a queue the user may use (repeat for several)")
+            g.add_argument("--queue", dest="queues", action="append", metavar="Q",
+                           help="a queue the user may use (repeat for several; at least one)")
             g.add_argument("--role", default="board", choices=sorted(ROLES))
             g.add_argument("--cluster", action="store_true", help="also allow reading the cluster's slots")
     return p
@@ -530,7 +533,11 @@ def parser():
 
 def main(argv=None):
     p = parser()
-    a = p.parse_args(argv)
+    a = p.parse_args(argv)  # a misspelled option: "unrecognized arguments: --capcity", exit 2
+    if a.command == "create" and a.capacity is None:
+        p.error("create: the following arguments are required: --capacity")
+    if a.command == "grant" and not a.queues:
+        p.error("grant: the following arguments are required: --queue")
     if a.command == "source":
         print(source())
         return 0

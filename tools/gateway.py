@@ -581,10 +581,11 @@ def open_target(args, out):
 def main(argv=None, out=print):
     p = argparse.ArgumentParser(description="Lease tickets from a fleet queue and run them on a board's worker.")
     p.add_argument("--url", default="redis://127.0.0.1:6379/0", help="the fleet's Redis/Valkey")
-    p.add_argument("--queue", required=True, help="the fleet queue's name")
+    p.add_argument("--queue", help="the fleet queue's name (required)")
     p.add_argument("--prefix", default="tq", help="its key prefix (default tq)")
-    # Not required=True: argparse checks a required group before it looks at unknown
-    # options, so --locl said "one of --connect --unix --local is required". Checked below.
+    # Neither --queue nor the group is required=True: argparse checks required options before
+    # it looks at unknown ones, so --locl said "one of --connect --unix --local is required"
+    # and --qeue "the following arguments are required: --queue". Both checked below.
     g = p.add_mutually_exclusive_group()
     g.add_argument("--connect", metavar="URL", help="a board over mpremote (/dev/ttyACM0, a0, u0, ...)")
     g.add_argument("--unix", action="store_true", help="the MicroPython unix port, started here")
@@ -602,6 +603,8 @@ def main(argv=None, out=print):
                    "http://127.0.0.1:PORT/metrics (0: a free port, printed)")
     p.add_argument("--metrics-bind", default="127.0.0.1", help="the metrics' address (default 127.0.0.1)")
     a = p.parse_args(argv)  # a misspelled option: "unrecognized arguments: --locl", exit 2
+    if a.queue is None:
+        p.error("the following arguments are required: --queue")
     if not (a.connect or a.unix or a.local):
         p.error("one of the arguments --connect --unix --local is required")
     # each bad value named with its option (--capacity 0 was once taken as "the default")
