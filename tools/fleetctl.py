@@ -58,7 +58,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 LUA = os.path.join(ROOT, "fleet")
 # One file per concern, in load order: each may use what the ones before it define.
-PARTS = ("core.lua", "queue.lua", "lease.lua", "lanes.lua")
+PARTS = ("core.lua", "queue.lua", "lease.lua", "lanes.lua", "keyed.lua")
 for _p in (os.path.join(ROOT, "lib"), HERE):
     if _p not in sys.path:
         sys.path.insert(0, _p)
