@@ -629,3 +629,44 @@ def _out(fn, *a):
         return (type(e).__name__.rstrip("M"),)
     except QueueEmpty:
         return ("empty",)
+
+
+def test_fleetctl_lanes_lane_set_pause_resume():
+    import json
+    import os
+    import subprocess
+    import sys
+
+    srv = host()
+    srv.client()
+    name = fleet_server.fresh_name("kctl")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+    def ctl(*a):
+        p = subprocess.run([sys.executable, os.path.join(root, "tools", "fleetctl.py")] + list(a) + ["--url", srv.url],
+                           capture_output=True, text=True, timeout=60)
+        return p.returncode, p.stdout, p.stderr
+
+    assert ctl("create", name, "--capacity", "50", "--keyed", "--max-lanes", "9")[0] == 0
+    for i, k in enumerate(["a", "a", "7", "b", "a"]):
+        assert ctl("push", name, str(i), "--key", k)[0] == 0
+    code, out, _ = ctl("lanes", name, "--top", "2", "--json")
+    assert code == 0 and json.loads(out) == {"lanes": 3, "max_lanes": 9, "busiest": [
+        {"key": "a", "queued": 3, "leased": 0}, {"key": 7, "queued": 1, "leased": 0}]}
+    code, out, _ = ctl("lane-set", name, "a", "--weight", "3", "--ceiling", "2", "--json")
+    d = json.loads(out)
+    assert code == 0 and (d["weight"], d["ceiling"], d["bound"], d["queued"]) == (3, 2, 50, [0, 3, 0, 0])
+    assert ctl("lane-pause", name, "7")[1].rstrip().endswith("PAUSED")
+    q = FleetLaneQueue(srv.client(install=False), name)
+    assert q.lane(7)["paused"] and [x[1] for x in drain(q)] == ["a", "a", "a", "b"]  # weight 3
+    assert "PAUSED" not in ctl("lane-resume", name, "7")[1]
+    assert q.pop() == 2 and q.last_lane == 7
+    code, out, err = ctl("lane-set", name, "a", "--weight", "0")
+    assert code == 2 and "weight must be 1..32767" in err
+    code, out, err = ctl("push", name, "1")
+    assert code == 2 and "has keyed lanes" in err
+    assert ctl("list")[1].count("%s keyed" % name) == 1
+    plain = fleet_server.fresh_name("kctlp")
+    ctl("create", plain, "--capacity", "5")
+    code, out, err = ctl("lane", plain, "a")
+    assert code == 1 and "has no keyed lanes" in err
