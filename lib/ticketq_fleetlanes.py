@@ -14,11 +14,15 @@ from ticketq_base import QueueFull
 from ticketq_lanes import LaneFull, _lane_full, _weights, _bounds  # noqa: F401 (LaneFull: API)
 from ticketq_fleet import FleetQueue, FleetError, _MASK, _text
 
-try:  # the board's keyed lanes (issue 24) define it; one class for both when they exist
-    from ticketq_lanes import LanesFull
-except ImportError:
-    class LanesFull(QueueFull):
-        pass
+import ticketq_lanes
+
+
+class _LanesFull(QueueFull):
+    pass
+
+
+# the board's keyed lanes (issue 24) define it: then one class for both
+LanesFull = getattr(ticketq_lanes, "LanesFull", _LanesFull)
 
 # Keyed lanes (fleet/keyed.lua): the functions a keyed queue's calls go to, and its two
 # more keys (the rings, the lanes hash), after the ten of every queue.
@@ -172,7 +176,8 @@ class FleetLaneQueue(FleetQueue):
             raise TypeError("lease token must be str or bytes (what pop(lease_ms) left in last_lane)")
         t = _text(token)
         # <class 0-3><24 hex digits>.<lane ordinal>:<deliveries>, as keyed.lua writes it
-        a, _, d = t.partition(":")
+        c = t.find(":")
+        a, d = (t, "") if c < 0 else (t[:c], t[c + 1:])
         o = a[26:]
         if (len(a) < 27 or a[0] not in "0123" or a[25] != "."
                 or [c for c in a[1:25] if c not in _HEX] or not o.isdigit() or not d.isdigit()):
@@ -191,7 +196,7 @@ class FleetLaneQueue(FleetQueue):
         a = [k]
         for v, lo, hi, what in ((weight, 1, 32767, "weight"), (bound, 1, self.capacity, "bound"),
                                 (ceiling, 1, self.capacity, "ceiling")):
-            a.append("" if v is None else _int(v, lo, hi, what))
+            a.append("" if v is None else str(_int(v, lo, hi, what)))
         a.append("")
         r = self._call("kset", tuple(a))
         return {"weight": r[0], "bound": r[1], "ceiling": r[2], "paused": r[3] == 1}
