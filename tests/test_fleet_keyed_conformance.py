@@ -193,3 +193,58 @@ def test_keyed_fleet_follows_the_rule_redis_py():
 
 def test_keyed_fleet_follows_the_rule_board_client():
     _run(ViaBoardClient)
+
+
+# ---- the wait bound of docs/lanes.md ("Keyed lanes"), on hypothesis's streams: for a ticket
+# of lane l with j tickets ahead of it in its lane's class FIFO at its push, the pops of its
+# class before it is taken are at most (floor(j / w_l) + 1) * S + j, S the largest sum of
+# the other queued lanes' weights during its wait (weights fixed here, no lease, one class).
+
+from hypothesis import given
+
+
+@given(weights=st.lists(st.integers(1, 4), min_size=1, max_size=6),
+       ops=st.lists(st.one_of(st.tuples(st.just("push"), st.integers(0, 5)), st.just(("pop",))),
+                    min_size=1, max_size=120))
+@settings(max_examples=60, deadline=None, derandomize=True, database=None)
+def test_every_ticket_waits_within_its_bound(weights, ops):
+    srv = fleet_server.shared()
+    key = ("redis-py", srv.port)
+    if key not in _conns:
+        _conns[key] = srv.client()
+    q = FleetLaneQueue(_conns[key], fleet_server.fresh_name("kbound"), 1000)
+    w = dict((k, weights[k % len(weights)]) for k in range(6))
+    for k, v in w.items():
+        if v != 1:
+            q.set_lane(k, weight=v)
+    queued = dict((k, []) for k in w)
+    info = {}
+    series = []  # after each pop: the sum of the weights of the lanes with a queued ticket
+    n = 0
+
+    def active():
+        return sum(w[k] for k in w if queued[k])
+
+    def pop():
+        i = q.pop()
+        k = q.last_lane
+        assert queued[k][0] == i  # FIFO inside the lane
+        at, j, s0 = info.pop(i)
+        s = max([s0] + series[at:]) - w[k]
+        wait = len(series) - at
+        assert wait <= (j // w[k] + 1) * s + j, (k, wait, j, s, w)
+        queued[k].pop(0)
+        series.append(active())
+
+    for op in ops:
+        if op[0] == "push":
+            n += 1
+            k = op[1]
+            q.push(n, 1, k)
+            info[n] = (len(series), len(queued[k]), active() + (0 if queued[k] else w[k]))
+            queued[k].append(n)
+        elif info:
+            pop()
+    while info:
+        pop()
+    q.destroy()
