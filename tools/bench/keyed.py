@@ -275,11 +275,11 @@ def section(res):
     out = [KEYED_BEGIN, "", "## Keyed lanes on the fleet (issue 24)", "",
            "A keyed `FleetLaneQueue` (fleet/keyed.lua) on one local redis-server %s (jemalloc), "
            "CPython %s, redis-py, measured %s by `tools/bench/keyed.py`%s on a %d-CPU machine "
-           "shared with 3 other helpers' builds and tests (load %.1f at the start): medians of %d "
+           "(%s) shared with 3 other helpers' builds and tests (load %.1f at the start): medians of %d "
            "runs of %d calls each, one round trip a call. Server us: INFO commandstats' "
            "usec_per_call of FCALL over exactly those calls." % (
                m["redis"], m["python"], res["when"], " --quick" if res["quick"] else "", m["cpus"],
-               m["load_1min"] or 0, res["rows"][0]["repeat"], res["rows"][0]["n"]), "",
+               m["platform"], m["load_1min"] or 0, res["rows"][0]["repeat"], res["rows"][0]["n"]), "",
            "| active lanes | push/s | pop/s | push+pop pairs/s | server us/push | server us/pop "
            "| bytes a lane with one ticket (keys; used_memory) | a plain queue's ticket | after "
            "draining (keys; used_memory) |",
