@@ -517,10 +517,10 @@ def test_interrupt_at_every_point_of_keyed_calls():
 
 
 def test_a_lost_pop_reply_is_replayed_while_its_lease_holds():
+    srv = host()
     import redis
 
     s = _safety()
-    srv = host()
     proxy = fleet_server.DropProxy(srv.port)
     try:
         conn = redis.Redis(host="127.0.0.1", port=proxy.port, retry_on_error=[],
@@ -632,12 +632,12 @@ def _out(fn, *a):
 
 
 def test_fleetctl_lanes_lane_set_pause_resume():
+    srv = host()
     import json
     import os
     import subprocess
     import sys
 
-    srv = host()
     srv.client()
     name = fleet_server.fresh_name("kctl")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
