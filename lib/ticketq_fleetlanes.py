@@ -17,12 +17,12 @@ from ticketq_fleet import FleetQueue, FleetError, _MASK, _text
 import ticketq_lanes
 
 
-class _LanesFull(QueueFull):
-    pass
-
-
-# the board's keyed lanes (issue 24) define it: then one class for both
-LanesFull = getattr(ticketq_lanes, "LanesFull", _LanesFull)
+# the board's keyed lanes (issue 24) define LanesFull: then one class for both
+if hasattr(ticketq_lanes, "LanesFull"):
+    LanesFull = getattr(ticketq_lanes, "LanesFull")
+else:
+    class LanesFull(QueueFull):
+        pass
 
 # Keyed lanes (fleet/keyed.lua): the functions a keyed queue's calls go to, and its two
 # more keys (the rings, the lanes hash), after the ten of every queue.
