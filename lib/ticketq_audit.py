@@ -10,11 +10,12 @@ class Trace:
     # A ring of the last `size` pops, preallocated: record() allocates nothing, so it can
     # stay attached to a queue on the hot path (q.trace = Trace(16)).
     def __init__(self, size):
-        size = _int(size, 1, 0x1000000, "trace size")  # as a queue's capacity: 9 B an entry
+        size = _int(size, 1, 0x1000000, "trace size")  # as a queue's capacity: 13 B an entry
         self.size = size
         self._i = array("i", range(size))
         self._s = array("i", range(size))
-        self._f = bytearray(size)  # class | 4 if promoted by aging | lane << 3
+        self._l = array("i", range(size))  # the lane: a fixed lane or a key (< 2**30)
+        self._f = bytearray(size)  # class | 4 if promoted by aging
         self._pos = 0
         self.count = 0
 
@@ -22,7 +23,8 @@ class Trace:
         p = self._pos
         self._i[p] = job_id
         self._s[p] = seq
-        self._f[p] = (cls | 4 if promoted else cls) | lane << 3
+        self._f[p] = cls | 4 if promoted else cls
+        self._l[p] = lane
         p += 1
         self._pos = 0 if p == self.size else p
         if self.count < 0x3FFFFFFF:  # saturates: stays a small int, so record never allocates
@@ -36,7 +38,7 @@ class Trace:
         for j in range(self._pos - n, self._pos):
             f = self._f[j]
             e = (self._i[j], f & 3, self._s[j], f & 4 > 0)
-            out.append(e + (f >> 3,) if lanes else e)
+            out.append(e + (self._l[j],) if lanes else e)
         return out
 
     def __repr__(self):

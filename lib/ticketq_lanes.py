@@ -58,7 +58,21 @@ class LaneFull(QueueFull):
     pass
 
 
+class LanesFull(QueueFull):
+    pass
+
+
 _LFULL = LaneFull("ticket lane full")
+_LSFULL = LanesFull("max_lanes lanes exist")
+
+
+def _lanes_full(key, most):
+    # A push for a new key while max_lanes lanes exist: names the key and max_lanes (under
+    # heap_lock, the preallocated instance).
+    try:
+        return LanesFull("no lane for key %d: max_lanes (%d) lanes exist" % (key, most))
+    except MemoryError:
+        return _LSFULL
 
 
 def _lane_full(lane, bound):
@@ -138,8 +152,15 @@ def table(weights):
 
 
 class LaneQueue(TicketQueue):
-    def __init__(self, capacity, weights, lane_capacity=None, first_seq=0, aging=0):
+    def __init__(self, capacity, weights=None, lane_capacity=None, first_seq=0, aging=0,
+                 max_lanes=None):
         capacity = _int(capacity, 1, _SLOTS, "capacity")  # a plain int (ticketq.pyi, "Integers")
+        if max_lanes is not None:
+            self._keyed(capacity, weights, lane_capacity, aging, max_lanes)
+            TicketQueue.__init__(self, capacity, first_seq, 0)  # checks first_seq, clears
+            return
+        self.max_lanes = None
+        self._m = 0
         self.weights = _weights(weights)
         n = len(self.weights)
         self.lane_capacity = _bounds(lane_capacity, capacity, n)
@@ -368,7 +389,360 @@ class LaneQueue(TicketQueue):
             a = self._pv[a]
         self._link(j, c, l, a)
 
+    # Keyed lanes (max_lanes=N, no weights): lanes named by an int key 0 <= key < 2**30, made
+    # by their first push, gone when their last ticket leaves; served by a ring per class
+    # (docs/lanes.md, "Keyed lanes"). The rule, stated once. Per class c, R_c is a FIFO of the
+    # lanes that have a ticket of class c, and _u[c] counts the pops its head has taken in
+    # its current turn. A push appends the ticket to its lane's class list and, if that list
+    # was empty, the lane to the tail of R_c. A pop takes the highest class whose ring is not
+    # empty, the head h of its ring, h's oldest ticket of that class; then, if h has no more
+    # tickets of the class, h leaves R_c (_u[c] = 0), else if _u[c] + 1 reaches h's weight
+    # (read now), h moves to the tail (_u[c] = 0). A remove that empties a lane's class list
+    # takes the lane out of that ring (_u[c] = 0 if it was the head). Nothing else moves a
+    # ring: no clock, no set_lane.
+    #
+    # Storage, all allocated here (14 bytes a slot, ~46 bytes a lane, M = max_lanes = _m):
+    #   _k, _d, _nx, _pv  as for fixed lanes; _ln the lane slot of each ticket (array('h'))
+    #   _hd, _tl          head and tail ticket of list x = class * M + lane slot, -1 if empty
+    #   _rn, _rp          ring links, at the same x: next and previous lane slot in R_c
+    #   _rh, _rt, _u      per class: ring head and tail lane slot (-1: empty), the head's pops
+    #   _key, _kw, _lc, _cnt per lane slot: its key (-1 free), weight, bound, tickets queued
+    #   _fr               free lane slots, a stack: _fr[0 .. M - lanes - 1]
+    #   _ht               the key table: open addressing, linear probing, H = a power of two
+    #                     >= 2 * M entries (load <= 1/2), each a lane slot or -1; deletion by
+    #                     backward shift, so no tombstones: O(1) expected per lookup.
+    # The methods below are bound onto the instance (self.push = self._kpush ...), so a keyed
+    # queue finds them first and the fixed lanes' hot path is not touched by a mode test.
+    # Every integer stays small: keys and ids below 2**30 are only compared, masked,
+    # xor-ed and hashed with products below 2**30.
+    def _keyed(self, capacity, weights, lane_capacity, aging, most):
+        most = _int(most, 1, capacity, "max_lanes")
+        if weights is not None:
+            raise ValueError("max_lanes is for keyed lanes: give no weights")
+        if lane_capacity is not None:
+            raise ValueError("lane_capacity needs fixed lanes (keyed: set_lane(key, bound=))")
+        if _int(aging, 0, _MASK, "aging"):
+            raise ValueError("aging needs fixed lanes")
+        self.max_lanes = most
+        self._m = most
+        self.weights = None
+        self.lane_capacity = None
+        h = 2
+        while h < 2 * most:
+            h <<= 1
+        self._hm = h - 1
+        self._ht = array("h", range(h))
+        self._ln = array("h", range(capacity))
+        self._nx = array("h", range(capacity))
+        self._pv = array("h", range(capacity))
+        self._hd = array("h", range(4 * most))
+        self._tl = array("h", range(4 * most))
+        self._rn = array("h", range(4 * most))
+        self._rp = array("h", range(4 * most))
+        self._rh = array("h", range(4))
+        self._rt = array("h", range(4))
+        self._u = array("h", range(4))
+        self._key = array("i", range(most))
+        self._kw = array("h", range(most))
+        self._lc = array("h", range(most))
+        self._cnt = array("h", range(most))
+        self._fr = array("h", range(most))
+        self.push = self._kpush
+        self.pop = self._kpop
+        self.peek = self._kpeek
+        self.remove = self._kremove
+        self.clear = self._kclear
+        self.lane_len = self._klane_len
+
+    def _kclear(self):
+        TicketQueue.clear(self)
+        for x in range(4 * self._m):
+            self._hd[x] = -1
+            self._tl[x] = -1
+        for c in range(4):
+            self._rh[c] = -1
+            self._rt[c] = -1
+            self._u[c] = 0
+        for x in range(self._hm + 1):
+            self._ht[x] = -1
+        m = self._m
+        for s in range(m):
+            self._key[s] = -1
+            self._cnt[s] = 0
+            self._fr[s] = m - 1 - s  # slot 0 is taken first
+        self.lanes = 0
+        self.last_lane = -1
+
+    def _find(self, key):
+        # The lane slot of this key, or ~i (negative) for the empty table entry i where it
+        # would go. The hash: two 15-bit halves times odd 15-bit constants (products below
+        # 2**30), folded; then linear probing.
+        h = (key & 0x7FFF) * 0x6B43 ^ (key >> 15) * 0x4F1B
+        m = self._hm
+        i = (h ^ h >> 13) & m
+        s = self._ht[i]
+        k = self._key
+        while s >= 0:
+            if k[s] == key:
+                return s
+            i = (i + 1) & m
+            s = self._ht[i]
+        return ~i
+
+    def _klane_len(self, lane):
+        s = self._find(_int(lane, 0, _MASK, "lane"))
+        return self._cnt[s] if s >= 0 else 0
+
+    def set_lane(self, lane, weight=None, bound=None):
+        # A lane's weight and bound, from the next pop and push on; nothing moves now.
+        if not self._m:
+            raise TypeError("set_lane needs keyed lanes (LaneQueue(capacity, max_lanes=N))")
+        lane = _int(lane, 0, _MASK, "lane")
+        if weight is not None:
+            weight = _int(weight, 1, _SLOTS, "weight")
+        if bound is not None:
+            bound = _int(bound, 1, self.capacity, "lane capacity")
+        s = self._find(lane)
+        if s < 0:
+            raise ValueError("lane %d has no tickets (a board keeps settings only while its "
+                             "lane exists: push first)" % lane)
+        if weight is not None:
+            self._kw[s] = weight
+        if bound is not None:
+            self._lc[s] = bound
+
+    def lane_settings(self, lane):
+        # (tickets, weight, bound) of a keyed lane; None when it has no tickets. Allocates.
+        if not self._m:
+            raise TypeError("lane_settings needs keyed lanes (LaneQueue(capacity, max_lanes=N))")
+        s = self._find(_int(lane, 0, _MASK, "lane"))
+        return (self._cnt[s], self._kw[s], self._lc[s]) if s >= 0 else None
+
+    def _kpush(self, job_id, priority, lane=0):
+        try:
+            # As the fixed push; xor, not +, for the int-like test: a sum of an id and a key
+            # can pass 2**30 (no small int), their xor cannot.
+            p = job_id >> 30 or (0 + priority) >> 2 or (0 + lane) >> 30 \
+                or type(job_id ^ priority ^ lane) is not int
+        except TypeError:
+            p = 1
+        if p:
+            _int(job_id, 0, _MASK, "job id")
+            priority = _int(priority, 0, 3, "priority")
+            lane = _int(lane, 0, _MASK, "lane")
+        n = self._n
+        if n >= self.capacity:
+            raise _err(_FULL)
+        f = self._find(lane)
+        if f < 0:
+            if self.lanes >= self._m:
+                raise _lanes_full(lane, self._m)
+        elif self._cnt[f] >= self._lc[f]:
+            raise _lane_full(lane, self._lc[f])
+        self._d[n] = job_id
+        p = (1 - priority) << 29
+        s = self._nxt
+        if s >= self._lim:  # as in TicketQueue.push
+            w = renumber(self._k, n, s - (self._lim >> 2))
+            s -= w
+            w += self._nb
+            self._nb = w if w < 0 else w - _MASK - 1
+        self._nxt = s + 1
+        self._k[n] = p + s
+        if f < 0:  # a new lane: the free slot on top of the stack, weight 1, bound capacity
+            self.lanes += 1
+            p = self._fr[self._m - self.lanes]
+            self._ht[~f] = p
+            self._key[p] = lane
+            self._kw[p] = 1
+            self._lc[p] = self.capacity
+            f = p
+        self._ln[n] = f
+        # Append slot n to list (priority, f); a list that was empty puts its lane at the
+        # tail of the class's ring.
+        x = priority * self._m + f
+        a = self._tl[x]
+        self._pv[n] = a
+        self._nx[n] = -1
+        self._tl[x] = n
+        if a < 0:
+            self._hd[x] = n
+            a = self._rt[priority]
+            self._rp[x] = a
+            self._rn[x] = -1
+            self._rt[priority] = f
+            if a < 0:
+                self._rh[priority] = f
+            else:
+                self._rn[priority * self._m + a] = f
+        else:
+            self._nx[a] = n
+        self._cnt[f] += 1
+        self._n = n + 1
+        s += self._nb
+        return s if s >= 0 else s + _MASK + 1
+
+    def _kcut(self, j):
+        # Remove the ticket in slot j: unlink it (a list left empty takes its lane out of
+        # the ring, _u = 0 if it was the head; a lane left with no ticket is freed), then
+        # move the last ticket into the hole.
+        m = self._m
+        l = self._ln[j]
+        c = 1 - (self._k[j] >> 29)
+        x = c * m + l
+        a = self._pv[j]
+        b = self._nx[j]
+        if a < 0:
+            self._hd[x] = b
+        else:
+            self._nx[a] = b
+        if b < 0:
+            self._tl[x] = a
+        else:
+            self._pv[b] = a
+        if a < 0 and b < 0:  # out of R_c
+            a = self._rp[x]
+            b = self._rn[x]
+            if a < 0:
+                self._rh[c] = b
+                self._u[c] = 0
+            else:
+                self._rn[c * m + a] = b
+            if b < 0:
+                self._rt[c] = a
+            else:
+                self._rp[c * m + b] = a
+        b = self._cnt[l] - 1
+        self._cnt[l] = b
+        if not b:  # the lane ceases to exist: its key leaves the table (backward shift)
+            self._kfree(l)
+        n = self._n - 1
+        self._n = n
+        if j < n:
+            k = self._k
+            k[j] = k[n]
+            self._d[j] = self._d[n]
+            l = self._ln[n]
+            self._ln[j] = l
+            a = self._pv[n]
+            b = self._nx[n]
+            self._pv[j] = a
+            self._nx[j] = b
+            x = (1 - (k[n] >> 29)) * m + l
+            if a < 0:
+                self._hd[x] = j
+            else:
+                self._nx[a] = j
+            if b < 0:
+                self._tl[x] = j
+            else:
+                self._pv[b] = j
+
+    def _kfree(self, s):
+        # Lane slot s is empty: its key's table entry (probed for from its hash) is deleted
+        # and the slot goes back on the free stack.
+        t = self._ht
+        m = self._hm
+        key = self._key[s]
+        h = (key & 0x7FFF) * 0x6B43 ^ (key >> 15) * 0x4F1B
+        i = (h ^ h >> 13) & m
+        while t[i] != s:
+            i = (i + 1) & m
+        # Backward-shift deletion: later entries of the probe run whose home is not in
+        # (i, j] move into the hole.
+        j = i
+        while 1:
+            j = (j + 1) & m
+            x = t[j]
+            if x < 0:
+                break
+            key = self._key[x]
+            h = (key & 0x7FFF) * 0x6B43 ^ (key >> 15) * 0x4F1B
+            h = (h ^ h >> 13) & m
+            if (j - h) & m >= (j - i) & m:
+                t[i] = x
+                i = j
+        t[i] = -1
+        self._key[s] = -1
+        self._fr[self._m - self.lanes] = s
+        self.lanes -= 1
+
+    def _khead(self):
+        # (class, head lane slot) of the next pop.
+        if not self._n:
+            raise _err(_EMPTY)
+        r = self._rh
+        c = 3
+        h = r[3]
+        while h < 0:
+            c -= 1
+            h = r[c]
+        return c * self._m + h
+
+    def _kpeek(self):
+        i = self._d[self._hd[self._khead()]]
+        return i if i >= 0 else ~i
+
+    def _kpop(self):
+        x = self._khead()
+        m = self._m
+        c = x // m
+        h = x - c * m
+        j = self._hd[x]
+        key = self._k[j]
+        i = self._d[j]
+        l = self._key[h]
+        self._kcut(j)
+        if self._rh[c] == h:  # still in the ring: count the turn against its weight now
+            u = self._u[c] + 1
+            if u >= self._kw[h]:
+                u = 0
+                b = self._rn[x]
+                if b >= 0:  # to the tail
+                    a = self._rt[c]
+                    self._rh[c] = b
+                    self._rp[c * m + b] = -1
+                    self._rn[c * m + a] = h
+                    self._rp[x] = a
+                    self._rn[x] = -1
+                    self._rt[c] = h
+            self._u[c] = u
+        self.last_lane = l
+        # Then TicketQueue.pop's bookkeeping, as the fixed pop does, with the key in place of
+        # the lane (keyed lanes have no aging).
+        s = (key & _SMASK) + self._nb
+        if s < 0:
+            s = s + _MASK + 1
+        self.last_priority = c
+        self.last_seq = s
+        p = i < 0
+        if p:
+            i = ~i
+        g = self.digest
+        g = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ i
+        g = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ s ^ c << 28
+        if l:
+            g = ((g & 0x1FFFFFF) << 5 | g >> 25) ^ l
+        self.digest = g
+        if self.trace is not None:
+            if l:
+                self.trace.record(i, c, s, p, l)
+            else:
+                self.trace.record(i, c, s, p)
+        return i
+
+    def _kremove(self, job_id):
+        job_id = _int(job_id, 0, _MASK, "job id")
+        j = oldest(self._k, self._d, self._n, job_id)
+        if j < 0:
+            return False
+        self._kcut(j)
+        return True
+
     def __repr__(self):
         # TicketQueue's, renamed, with each lane's tickets / bound. Allocates.
+        if self.max_lanes is not None:
+            return "<LaneQueue%s lanes=%d/%d>" % (TicketQueue.__repr__(self)[12:-1],
+                                                  self.lanes, self._m)
         return "<LaneQueue%s lanes=%s>" % (TicketQueue.__repr__(self)[12:-1], ",".join(
             ["%d/%d" % (self._cnt[l], self._lc[l]) for l in range(self.lanes)]))
