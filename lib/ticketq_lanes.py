@@ -152,6 +152,11 @@ def table(weights):
 
 
 class LaneQueue(TicketQueue):
+    # Fixed lanes keep these class defaults (two instance attributes would cost each fixed
+    # queue 64 B on the unix port); keyed lanes set their own.
+    max_lanes = None
+    _m = 0
+
     def __init__(self, capacity, weights=None, lane_capacity=None, first_seq=0, aging=0,
                  max_lanes=None):
         capacity = _int(capacity, 1, _SLOTS, "capacity")  # a plain int (ticketq.pyi, "Integers")
@@ -159,8 +164,6 @@ class LaneQueue(TicketQueue):
             self._keyed(capacity, weights, lane_capacity, aging, max_lanes)
             TicketQueue.__init__(self, capacity, first_seq, 0)  # checks first_seq, clears
             return
-        self.max_lanes = None
-        self._m = 0
         self.weights = _weights(weights)
         n = len(self.weights)
         self.lane_capacity = _bounds(lane_capacity, capacity, n)
