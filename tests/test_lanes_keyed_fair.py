@@ -204,3 +204,28 @@ def test_a_lane_back_from_idle_gets_one_turn_and_no_catch_up():
     assert got.count(7) == 6 and got[:2].count(7) == 0, got  # the tail: behind 1 and 2
     for a in range(len(got) - 2):  # never more than its weight of pops in a row
         assert got[a:a + 3] != [7, 7, 7], got
+
+
+def test_a_weight_raised_mid_wait_counts_at_its_largest():
+    # K2's S with weights that change (docs/lanes.md): lanes 1 (weight 5, five tickets) and
+    # 2 (weight 1) are ahead of lane 3's one ticket (j = 0). At no moment do the other
+    # lanes' weights add up to more than 6, yet ten pops come first: lane 1 takes five and
+    # leaves, lane 2's weight is then raised to 5 and it takes five. The spec's first S (6)
+    # is broken; the corrected one, each lane at its largest weight of the wait (5 + 5),
+    # is met exactly.
+    q = LaneQueue(32, max_lanes=3)
+    for i in range(5):
+        q.push(i, NORMAL, 1)
+    for i in range(6):
+        q.push(10 + i, NORMAL, 2)
+    q.push(99, NORMAL, 3)
+    q.set_lane(1, weight=5)
+    naive = 5 + 1  # the most the other lanes' weights ever add up to below
+    got = [q.pop() for _ in range(5)]
+    assert got == [0, 1, 2, 3, 4] and q.lane_len(1) == 0
+    q.set_lane(2, weight=5)  # now 5: still at most 6 at any moment
+    before = 5
+    while q.pop() != 99:
+        before += 1
+    assert before == 10 > naive, before
+    assert before <= (0 // 1 + 1) * (5 + 5) + 0
