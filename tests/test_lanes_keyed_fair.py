@@ -18,7 +18,7 @@ from ticketq_lanes import LaneQueue
 from lanecheck import check_keyed
 from rng import Rng
 
-WIN = 200  # longest share window checked (each lane's run of pops, every start)
+WIN = 200  # longest share window checked (each lane's stay in the ring, every start)
 
 
 def weight_of(key, hot_weight):
@@ -92,33 +92,33 @@ class Watch:
             r.append(1)
             self.worst[3] += 1
         for k in self.ring[c]:
-            self.runs[(c, k)].append((1 if k == key else 0, self.s_other(c, k)))
+            run = self.runs[(c, k)]
+            run.append((1 if k == key else 0, self.s_other(c, k)))
+            if len(run) > WIN:  # only the last WIN pops are kept (a board's heap)
+                run.pop(0)
+            self.check_share(run, weight_of(k, self.hw))
         self.pops[c] += 1
-        if not ts:  # the lane left ring c: check its run of pops
+        if not ts:  # the lane left ring c
             del self.ring[c][key]
-            self.check_share(self.runs.pop((c, key)), weight_of(key, self.hw))
+            del self.runs[(c, key)]
         self.settle()
 
     def check_share(self, run, w):
-        # K3 on every window (up to WIN pops) of the lane's stay in the ring; S is the most
-        # seen just before any pop of the window.
-        for a in range(len(run)):
-            got = 0
-            s = 0
-            for b in range(a, min(len(run), a + WIN)):
-                got += run[b][0]
-                if run[b][1] > s:
-                    s = run[b][1]
-                k = b - a + 1
-                need = ((k - s) * w + w + s - 1) // (w + s) if k > s else 0  # ceil
-                self.share[0] += 1
-                if got - need < self.share[1]:
-                    self.share[1] = got - need
-                assert got >= need, ("K3", w, k, s, got, need)
-
-    def finish(self):
-        for (c, key), run in list(self.runs.items()):
-            self.check_share(run, weight_of(key, self.hw))
+        # K3 on every window (up to WIN pops) of the lane's stay in the ring that ends with
+        # this pop; S is the most seen just before any pop of the window.
+        got = 0
+        s = 0
+        k = 0
+        for a in range(len(run) - 1, -1, -1):
+            got += run[a][0]
+            if run[a][1] > s:
+                s = run[a][1]
+            k += 1
+            need = ((k - s) * w + w + s - 1) // (w + s) if k > s else 0  # ceil
+            self.share[0] += 1
+            if got - need < self.share[1]:
+                self.share[1] = got - need
+            assert got >= need, ("K3", w, k, s, got, need)
 
 
 def skewed(seed, hot_weight, steps):
@@ -135,7 +135,6 @@ def skewed(seed, hot_weight, steps):
             watch.pop()
         if step % 500 == 0:
             check_keyed(q)
-    watch.finish()
     return watch, pushes
 
 
