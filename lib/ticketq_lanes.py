@@ -58,7 +58,21 @@ class LaneFull(QueueFull):
     pass
 
 
+class LanesFull(QueueFull):
+    pass
+
+
 _LFULL = LaneFull("ticket lane full")
+_LSFULL = LanesFull("max_lanes lanes exist")
+
+
+def _lanes_full(key, most):
+    # A push for a new key while max_lanes lanes exist: names the key and max_lanes (under
+    # heap_lock, the preallocated instance).
+    try:
+        return LanesFull("no lane for key %d: max_lanes (%d) lanes exist" % (key, most))
+    except MemoryError:
+        return _LSFULL
 
 
 def _lane_full(lane, bound):
@@ -138,8 +152,18 @@ def table(weights):
 
 
 class LaneQueue(TicketQueue):
-    def __init__(self, capacity, weights, lane_capacity=None, first_seq=0, aging=0):
+    # Fixed lanes keep these class defaults (two instance attributes would cost each fixed
+    # queue 64 B on the unix port); keyed lanes set their own.
+    max_lanes = None
+    _m = 0
+
+    def __init__(self, capacity, weights=None, lane_capacity=None, first_seq=0, aging=0,
+                 max_lanes=None):
         capacity = _int(capacity, 1, _SLOTS, "capacity")  # a plain int (ticketq.pyi, "Integers")
+        if max_lanes is not None:
+            self._keyed(capacity, weights, lane_capacity, aging, max_lanes)
+            TicketQueue.__init__(self, capacity, first_seq, 0)  # checks first_seq, clears
+            return
         self.weights = _weights(weights)
         n = len(self.weights)
         self.lane_capacity = _bounds(lane_capacity, capacity, n)
@@ -368,7 +392,22 @@ class LaneQueue(TicketQueue):
             a = self._pv[a]
         self._link(j, c, l, a)
 
+    def _keyed(self, capacity, weights, lane_capacity, aging, most):
+        # Keyed lanes live in ticketq_keyed, loaded by the first keyed queue.
+        from ticketq_keyed import keyed
+        keyed(self, capacity, weights, lane_capacity, aging, most)
+
+    def set_lane(self, lane, weight=None, bound=None):
+        # Keyed lanes bind their own (ticketq_keyed); fixed lanes' weights are fixed.
+        raise TypeError("set_lane needs keyed lanes (LaneQueue(capacity, max_lanes=N))")
+
+    def lane_settings(self, lane):
+        raise TypeError("lane_settings needs keyed lanes (LaneQueue(capacity, max_lanes=N))")
+
     def __repr__(self):
         # TicketQueue's, renamed, with each lane's tickets / bound. Allocates.
+        if self.max_lanes is not None:
+            return "<LaneQueue%s lanes=%d/%d>" % (TicketQueue.__repr__(self)[12:-1],
+                                                  self.lanes, self._m)
         return "<LaneQueue%s lanes=%s>" % (TicketQueue.__repr__(self)[12:-1], ",".join(
             ["%d/%d" % (self._cnt[l], self._lc[l]) for l in range(self.lanes)]))
