@@ -46,6 +46,14 @@ def _key(lane):
     return lane
 
 
+def _shown(k):
+    # a key as sent, in a message: an int key as the board writes it (7), a str key quoted
+    # ('chat-7'); "7" is lane 7
+    if k == "0" or (k[:1] in "123456789" and k.isdigit() and len(k) <= 10 and int(k) <= _MASK):
+        return k
+    return repr(k)
+
+
 def _reply_key(v):
     # The server's key: an int (a canonical decimal in range), else the str.
     return v if type(v) is int else _text(v)
@@ -147,10 +155,10 @@ class FleetLaneQueue(FleetQueue):
             s = self._call("kpush", (int(job_id), int(priority), k), True)
             if s == -1:
                 raise QueueFull("ticket queue full")
-            if s == -2:
-                raise LaneFull("lane %r full (its bound)" % (lane,))
+            if s == -2:  # the board's words: the bound read back (one more call, only here)
+                raise LaneFull("lane %s full (%d tickets)" % (_shown(k), self._call("klane", (k,))[7]))
             if s == -3:
-                raise LanesFull("lanes full: max_lanes %d lanes hold tickets" % self.max_lanes)
+                raise LanesFull("no lane for key %s: max_lanes (%d) lanes exist" % (_shown(k), self.max_lanes))
             return s
         _int(lane, 0, self.lanes - 1, "lane")
         s = self._call("lpush", (int(job_id), int(priority), int(lane)), True)
