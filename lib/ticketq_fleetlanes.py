@@ -125,6 +125,8 @@ class FleetLaneQueue(FleetQueue):
                     raise
             self.keyed = True  # an existing keyed queue, opened by name
         self.keys = self.keys + [self.keys[0][:-4] + "ring", self.keys[0][:-4] + "lanes"]
+        if getattr(self, "_kb", None) is not None:  # a FleetQueue that sends its keys encoded
+            self._kb = [k.encode() for k in self.keys]
         r = self._call("kopen", args + (self._max_lanes,))
         self.max_lanes = r[5] or None
         self._L = "k"
