@@ -594,6 +594,48 @@ local function kclear(keys, args)
   end)
 end
 
+-- ktickets: every queued ticket of a serviceable lane in the order pops would take them were
+-- nothing pushed and no lease to end (each class from its ring's head, whose turn has used
+-- u_c pops, turns of each lane's weight now), flat: id, class, seq, 0, key, ... Tickets of
+-- lanes that are not serviceable (paused, at their ceiling) are not listed: they pop only
+-- once that changes. O(n + L) calls: for audits and tests, not for a hot path.
+local function ktickets(keys, args)
+  local m = kmeta(keys)
+  kreap(keys, m, now_ms())
+  local out = {}
+  local u = redis.call('HMGET', keys[META], 'u0', 'u1', 'u2', 'u3')
+  for cls = 3, 0, -1 do
+    local band = kband(cls)
+    local q = {}
+    for _, rm in ipairs(redis.call('ZRANGEBYSCORE', keys[RING], n2s(band), '(' .. n2s(band + KB))) do
+      local ord = tonumber(string.sub(rm, 2))
+      local _, _, key = lane_get(keys, ord)
+      local s = n2s(band + ord)
+      q[#q + 1] = {key, (settings(keys, m, key)), redis.call('ZRANGEBYSCORE', keys[READY], s, s), 1}
+    end
+    local used = tonumber(u[cls + 1]) or 0
+    local i = 1
+    while i <= #q do
+      local l = q[i]
+      -- the head pops at least once, then until its turn (weight now) is used up or it is empty
+      local take = math.min(math.max(l[2] - used, 1), #l[3] - l[4] + 1)
+      for k = l[4], l[4] + take - 1 do
+        out[#out + 1] = job_id(l[3][k])
+        out[#out + 1] = cls
+        out[#out + 1] = seq_of(m, l[3][k])
+        out[#out + 1] = 0
+        out[#out + 1] = reply_key(l[1])
+      end
+      l[4] = l[4] + take
+      if l[4] <= #l[3] then
+        q[#q + 1] = l  -- rotates to the tail
+      end
+      i, used = i + 1, 0
+    end
+  end
+  return out
+end
+
 -- kdestroy: every key of the queue, the two keyed ones too.
 local function kdestroy(keys, args)
   check_keys(ktypes(keys))
@@ -620,5 +662,6 @@ register('klane', klane)
 register('kset', kset)
 register('kscan', kscan)
 register('kclear', kclear)
+register('ktickets', ktickets)
 register('kdestroy', kdestroy)
 end

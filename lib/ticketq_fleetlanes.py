@@ -263,7 +263,8 @@ class FleetLaneQueue(FleetQueue):
 
     def tickets(self):
         if self.keyed:
-            raise TypeError("tickets(): not for keyed lanes in this release (see lane(key), busiest())")
+            r = self._call("ktickets")
+            return [(r[j], r[j + 1], r[j + 2], False, _reply_key(r[j + 4])) for j in range(0, len(r), 5)]
         r = self._call("ltickets")
         return [(r[j], r[j + 1], r[j + 2], r[j + 3] == 1, r[j + 4]) for j in range(0, len(r), 5)]
 

@@ -162,5 +162,7 @@ class FleetLaneQueue(FleetQueue):
     def tickets(self) -> List[Tuple[int, int, int, bool, int]]:  # type: ignore[override]
         """Every queued ticket in pop order (were nothing pushed and aging off): (id, class,
         seq, promoted, lane); ticketq_audit.tickets of a LaneQueue gives (id, class, seq,
-        lane) in the same order. O(n * lanes + W) in the server. Not for keyed lanes in this
-        release: TypeError."""
+        lane) in the same order. O(n * lanes + W) in the server. Keyed lanes: (id, class,
+        seq, False, key) of the tickets of serviceable lanes, in the order pops would take
+        them (ticketq_audit.tickets of a keyed LaneQueue gives (id, class, seq, key));
+        tickets of paused lanes or lanes at their ceiling are not listed. O(n + L)."""

@@ -11,6 +11,7 @@ if not IS_MICROPYTHON:
     import fleet_server
     import fleetctl
     import keyedmodel
+    import ticketq_audit
     from ticketq_base import QueueEmpty, QueueFull
     from ticketq_fleet import FleetError, FleetQueue
     from ticketq_fleetlanes import FleetLaneQueue, LaneFull, LanesFull
@@ -635,6 +636,8 @@ def test_board_and_fleet_pop_the_same_with_int_keys():
                 if res[0][0] != "ok" and res[0][0] != "empty":
                     assert msgs(t, f, op, args) if op < 5 else True
                 assert t.digest == f.digest == m.digest
+                if step % 20 == 0:  # the whole queue in pop order, as the board's audit gives it
+                    assert [(x[0], x[1], x[2], x[4]) for x in f.tickets()] == ticketq_audit.tickets(t)
                 for k in list(m.settings):  # the board forgot a vanished lane's settings
                     if k not in m.lanes:
                         del m.settings[k]
@@ -687,6 +690,16 @@ def test_fleetctl_lanes_lane_set_pause_resume():
     code, out, err = ctl("push", name, "1")
     assert code == 2 and "has keyed lanes" in err
     assert ctl("list")[1].count("%s keyed" % name) == 1
+    q.push(40, 2, "t")
+    q.push(41, 1, 5)
+    assert q.pop(LONG) == 40
+    code, out, _ = ctl("leased", name, "--json")
+    d = json.loads(out)
+    assert code == 0 and [(x["id"], x["lane"], x["token"]) for x in d] == [(40, "t", q.last_lease.decode())]
+    code, out, _ = ctl("tickets", name, "--json")
+    assert code == 0 and [(x["id"], x["lane"]) for x in json.loads(out)["queued"]] == [(41, 5)]
+    code, out, _ = ctl("peek", name)
+    assert code == 0 and out.strip() == "41 NORMAL seq=%d lane=5" % q.tickets()[0][2]
     plain = fleet_server.fresh_name("kctlp")
     ctl("create", plain, "--capacity", "5")
     code, out, err = ctl("lane", plain, "a")

@@ -157,6 +157,15 @@ class KeyedConformance(RuleBasedStateMachine):
         assert i["digest"] == self.m.digest
         assert (i["queued"], i["leased"]) == (self.m.queued(), len(self.m.leases))
         assert self.f.lane_info()["lanes"] == len(self.m.lanes)
+        # tickets(): the model's pops from here, were nothing pushed and no lease to end
+        import copy
+
+        c = copy.deepcopy(self.m)
+        order = []
+        while c.rings[0] or c.rings[1] or c.rings[2] or c.rings[3]:
+            i, cls, seq, key, _ = c.pop()
+            order.append((i, cls, seq, False, key))
+        assert self.f.tickets() == order
         if not self.m.lanes:
             # no lane: nothing kept for one but the settings of keys (s fields)
             conn = self.f.conn

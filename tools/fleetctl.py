@@ -325,8 +325,22 @@ _B32 = "0123456789abcdefghijklmnopqrstuv"
 
 
 def _member(m):
-    # A ready member (24 hex digits, + a lane digit): (job id, lo counter, lane or None)
-    return int(m[16:24], 16), int(m[8:16], 16), (int(m[24], 32) if len(m) > 24 else None)
+    # A ready member (24 hex digits, + a lane digit, or "." and a keyed lane's ordinal):
+    # (job id, lo counter, lane or None; a keyed lane: the ordinal as "o<n>", see _keyed_lane)
+    lane = None
+    if len(m) > 24:
+        lane = "o" + m[25:] if m[24] == "." else int(m[24], 32)
+    return int(m[16:24], 16), int(m[8:16], 16), lane
+
+
+def _keyed_lane(conn, q, lane):
+    # a keyed lane's key from its ordinal (the lanes hash's "o<n>" -> "<held>,<leased>,<key>")
+    v = conn.hget(q.keys[11], lane)
+    if v is None:
+        return None
+    k = v.decode().split(",", 2)[2]
+    return int(k) if k == "0" or (k[:1] in "123456789" and k.isdigit() and len(k) <= 10
+                                  and int(k) < 1 << 30) else k
 
 
 def _queue_settings(conn, q):
@@ -346,6 +360,8 @@ def leased(conn, q):
     for m, exp in conn.zrange(q.keys[4], 0, -1, withscores=True):
         m = m.decode()
         i, lo, lane = _member(m[1:])
+        if isinstance(lane, str):
+            lane = _keyed_lane(conn, q, lane)
         d = int(conn.hget(q.keys[5], m[1:]) or 0)
         out.append({"id": i, "class": CLASSES[int(m[0])], "seq": (first + lo) & 0x3FFFFFFF,
                     "lane": lane, "deliveries": d, "token": "%s:%d" % (m, d),
