@@ -15,7 +15,7 @@
 from array import array
 from ticketq_heap import oldest, renumber, _int
 from ticketq_base import _FULL, _EMPTY, _err
-from ticketq_lanes import LaneQueue, _lane_full, _lanes_full
+from ticketq_lanes import LaneQueue, LanesFull, _lane_full
 import ticketq
 from ticketq import TicketQueue
 if ticketq.PATH == "viper":  # LaneQueue's base, as in ticketq_lanes
@@ -29,8 +29,20 @@ except ImportError:
 _MASK = const(0x3FFFFFFF)  # 2**30 - 1: sequence numbers, ids and keys are 30-bit
 _SMASK = const(0x1FFFFFFF)  # internal sequence bits of a key
 _SLOTS = const(0x7FFF)  # links are array('h'): the largest weight too
+_LSFULL = LanesFull("max_lanes lanes exist")
+
+
+def _lanes_full(key, most):
+    # A push for a new key while max_lanes lanes exist: names the key and max_lanes (under
+    # heap_lock, the preallocated instance).
+    try:
+        return LanesFull("no lane for key %d: max_lanes (%d) lanes exist" % (key, most))
+    except MemoryError:
+        return _LSFULL
+
+
 _NAMES = ("_kclear", "_find", "_klane_len", "_kpush", "_kcut", "_kfree", "_khead", "_kpeek",
-          "_kpop", "_kremove", "_kset_lane", "_klane_settings")
+          "_kpop", "_kremove", "_kset_lane", "_klane_settings", "_korder", "_kwhy")
 
 
 # Keyed lanes (max_lanes=N, no weights): lanes named by an int key 0 <= key < 2**30, made
@@ -386,3 +398,59 @@ def _klane_settings(self, lane):
     # (tickets, weight, bound) of a keyed lane; None when it has no tickets. Allocates.
     s = self._find(_int(lane, 0, _MASK, "lane"))
     return (self._cnt[s], self._kw[s], self._lc[s]) if s >= 0 else None
+
+
+def _korder(self):
+    # For ticketq_audit: the tickets in pop order, [(slot, class, turn), ...], each class's
+    # ring played out as pop plays it; turn counts the pops of that class from now (1 = the
+    # next). Allocates (REPL use).
+    out = []
+    m = self._m
+    for c in (3, 2, 1, 0):
+        ring = []
+        x = self._rh[c]
+        while x >= 0:
+            ring.append(x)
+            x = self._rn[c * m + x]
+        lists = {}
+        for x in ring:
+            s = []
+            j = self._hd[c * m + x]
+            while j >= 0:
+                s.append(j)
+                j = self._nx[j]
+            lists[x] = s
+        u = self._u[c]
+        turn = 0
+        while ring:
+            x = ring[0]
+            turn += 1
+            out.append((lists[x].pop(0), c, turn))
+            u += 1
+            if not lists[x]:
+                ring.pop(0)
+                u = 0
+            elif u >= self._kw[x]:
+                ring.append(ring.pop(0))
+                u = 0
+    return out
+
+
+def _kwhy(self, ta, tb, names, nth):
+    # For ticketq_audit.explain: why ta pops before tb, both queued in one class and
+    # different lanes (ta, tb: its dicts). Allocates.
+    c = ta["cls"]
+    ring = []
+    x = self._rh[c]
+    while x >= 0:
+        ring.append("%d (weight %d)" % (self._key[x], self._kw[x]))
+        x = self._rn[c * self._m + x]
+    why = ("both are %s but in different lanes, so the ring of %s lanes decides (head "
+           "first: %s; the head has used %d of its turn): job %d pops at the %s %s pop "
+           "from now, job %d at the %s; each lane is FIFO, and the ring, not the sequence "
+           "number, orders lanes" % (names[c], names[c], ", ".join(ring), self._u[c],
+                                     ta["id"], nth(ta["turn"]), names[c], tb["id"],
+                                     nth(tb["turn"])))
+    if tb["key"] & 0x1FFFFFFF < ta["key"] & 0x1FFFFFFF:
+        why += " (job %d was pushed earlier)" % tb["id"]
+    return why

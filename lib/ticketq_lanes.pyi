@@ -127,7 +127,6 @@ class LanesFull(QueueFull):
 def _weights(weights: object) -> Tuple[int, ...]: ...
 def _bounds(v: object, capacity: int, n: int) -> Tuple[int, ...]: ...
 def _lane_full(lane: int, bound: int) -> LaneFull: ...
-def _lanes_full(key: int, most: int) -> LanesFull: ...
 
 
 def table(weights: Sequence[int]) -> bytearray:
@@ -246,8 +245,8 @@ class LaneQueue(TicketQueue):
         moves now. The settings last while the lane exists: a lane made again starts at
         weight 1, bound capacity.
 
-        Raises TypeError on a fixed-lane queue ("set_lane needs keyed lanes
-        (LaneQueue(capacity, max_lanes=N))"), TypeError/ValueError for a bad argument
+        Raises TypeError on a fixed-lane queue ("needs keyed lanes (LaneQueue(capacity,
+        max_lanes=N))"), TypeError/ValueError for a bad argument
         ("lane must be 0..1073741823", "weight must be 1..32767", "lane capacity must be
         1..<capacity>"), ValueError for a key with no lane ("lane 7 has no tickets (a board
         keeps settings only while its lane exists: push first)"); the queue is unchanged.
@@ -255,7 +254,7 @@ class LaneQueue(TicketQueue):
 
     def lane_settings(self, lane: int) -> Optional[Tuple[int, int, int]]:
         """Keyed lanes: (tickets, weight, bound) of the key's lane, None if it has no lane.
-        TypeError on a fixed-lane queue. Allocates (a tuple)."""
+        TypeError on a fixed-lane queue (as set_lane's). Allocates (a tuple)."""
 
     def clear(self) -> None:
         """Drop every ticket; reset digest, the aging count, last_* and every cursor (so the
