@@ -57,7 +57,7 @@ _NAMES = ("_kclear", "_find", "_klane_len", "_kpush", "_kcut", "_kfree", "_khead
 # takes the lane out of that ring (_u[c] = 0 if it was the head). Nothing else moves a
 # ring: no clock, no set_lane.
 #
-# Storage, all allocated by keyed() (14 bytes a slot, ~48 bytes a lane, M = max_lanes = _m):
+# Storage, all allocated by keyed() (14 bytes a slot, ~46 bytes a lane, M = max_lanes = _m):
 #   _k, _d, _nx, _pv  as for fixed lanes; _ln the lane slot of each ticket (array('h'))
 #   _hd, _tl          head and tail ticket of list x = class * M + lane slot, -1 if empty
 #   _rn, _rp          ring links, at the same x: next and previous lane slot in R_c
