@@ -116,6 +116,7 @@ def keyed(self, capacity, weights, lane_capacity, aging, most):
     self.set_lane = self._kset_lane
     self.lane_settings = self._klane_settings
 
+
 def _kclear(self):
     TicketQueue.clear(self)
     for x in range(4 * self._m):
@@ -135,6 +136,7 @@ def _kclear(self):
     self.lanes = 0
     self.last_lane = -1
 
+
 def _find(self, key):
     # The lane slot of this key, or ~i (negative) for the empty table entry i where it
     # would go. The hash: two 15-bit halves times odd 15-bit constants (products below
@@ -151,9 +153,11 @@ def _find(self, key):
         s = self._ht[i]
     return ~i
 
+
 def _klane_len(self, lane):
     s = self._find(_int(lane, 0, _MASK, "lane"))
     return self._cnt[s] if s >= 0 else 0
+
 
 def _kpush(self, job_id, priority, lane=0):
     try:
@@ -219,6 +223,7 @@ def _kpush(self, job_id, priority, lane=0):
     s += self._nb
     return s if s >= 0 else s + _MASK + 1
 
+
 def _kcut(self, j):
     # Remove the ticket in slot j: unlink it (a list left empty takes its lane out of
     # the ring, _u = 0 if it was the head; a lane left with no ticket is freed), then
@@ -275,6 +280,7 @@ def _kcut(self, j):
         else:
             self._pv[b] = j
 
+
 def _kfree(self, s):
     # Lane slot s is empty: its key's table entry (probed for from its hash) is deleted
     # and the slot goes back on the free stack.
@@ -304,6 +310,7 @@ def _kfree(self, s):
     self._fr[self._m - self.lanes] = s
     self.lanes -= 1
 
+
 def _khead(self):
     # (class, head lane slot) of the next pop.
     if not self._n:
@@ -316,9 +323,11 @@ def _khead(self):
         h = r[c]
     return c * self._m + h
 
+
 def _kpeek(self):
     i = self._d[self._hd[self._khead()]]
     return i if i >= 0 else ~i
+
 
 def _kpop(self):
     x = self._khead()
@@ -367,6 +376,7 @@ def _kpop(self):
         else:
             self.trace.record(i, c, s, p)
     return i
+
 
 def _kremove(self, job_id):
     job_id = _int(job_id, 0, _MASK, "job id")
