@@ -83,50 +83,14 @@ def _lane_order(q):
     return out
 
 
-def _keyed_order(q):
-    # A keyed LaneQueue's tickets in pop order, [(slot, class, turn), ...]: each class's
-    # ring played out as pop plays it (docs/lanes.md, "Keyed lanes"); turn counts the pops of
-    # that class from now (1 = the next). Allocates (REPL use).
-    out = []
-    m = q._m
-    for c in (3, 2, 1, 0):
-        ring = []
-        x = q._rh[c]
-        while x >= 0:
-            ring.append(x)
-            x = q._rn[c * m + x]
-        lists = {}
-        for x in ring:
-            s = []
-            j = q._hd[c * m + x]
-            while j >= 0:
-                s.append(j)
-                j = q._nx[j]
-            lists[x] = s
-        u = q._u[c]
-        turn = 0
-        while ring:
-            x = ring[0]
-            turn += 1
-            out.append((lists[x].pop(0), c, turn))
-            u += 1
-            if not lists[x]:
-                ring.pop(0)
-                u = 0
-            elif u >= q._kw[x]:
-                ring.append(ring.pop(0))
-                u = 0
-    return out
-
-
 def tickets(q):
     # [(id, class, seq), ...] in pop order; for a LaneQueue (id, class, seq, lane). Allocates
     # (REPL use); leaves the queue as is.
     k = q._k
     d = q._d
     out = []
-    if getattr(q, "max_lanes", None):
-        for j, c, _ in _keyed_order(q):
+    if getattr(q, "_m", 0):  # keyed lanes (ticketq_keyed)
+        for j, c, _ in q._korder():
             i = d[j]
             out.append((i if i >= 0 else ~i, c, _seq(q, k[j]), q._key[q._ln[j]]))
         return out
@@ -153,8 +117,8 @@ def _find(q, job_id):
     t = {"id": job_id, "key": key, "cls": 1 - (key >> 29), "seq": _seq(q, key),
          "aged": q._d[j] < 0, "lane": None}
     if hasattr(q, "lanes"):
-        keyed = getattr(q, "max_lanes", None)
-        order = _keyed_order(q) if keyed else _lane_order(q)
+        keyed = getattr(q, "_m", 0)
+        order = q._korder() if keyed else _lane_order(q)
         t["place"] = [e[0] for e in order].index(j)  # in the pop order
         t["turn"] = order[t["place"]][2]
         l = q._ln[j]
@@ -197,21 +161,8 @@ def explain(q, a, b):
     elif ta["lane"] == tb["lane"]:
         why = "both are in one %sclass and it was pushed earlier (FIFO by sequence number)" % (
             "lane of one " if lanes else "")
-    elif getattr(q, "max_lanes", None):
-        c = ta["cls"]
-        ring = []
-        x = q._rh[c]
-        while x >= 0:
-            ring.append("%d (weight %d)" % (q._key[x], q._kw[x]))
-            x = q._rn[c * q._m + x]
-        why = ("both are %s but in different lanes, so the ring of %s lanes decides (head "
-               "first: %s; the head has used %d of its turn): job %d pops at the %s %s pop "
-               "from now, job %d at the %s; each lane is FIFO, and the ring, not the sequence "
-               "number, orders lanes" % (_NAMES[c], _NAMES[c], ", ".join(ring), q._u[c],
-                                         ta["id"], _nth(ta["turn"]), _NAMES[c], tb["id"],
-                                         _nth(tb["turn"])))
-        if tb["key"] & 0x1FFFFFFF < ta["key"] & 0x1FFFFFFF:
-            why += " (job %d was pushed earlier)" % tb["id"]
+    elif getattr(q, "_m", 0):  # keyed lanes: the ring decides (ticketq_keyed)
+        why = q._kwhy(ta, tb, _NAMES, _nth)
     else:
         c = _NAMES[ta["cls"]]
         why = ("both are %s but in different lanes, so the weighted rotation decides (weights "
@@ -245,9 +196,8 @@ def lane_max_wait(q, lane, cls):
     # table (see ticketq_audit.pyi for the proof). None: unbounded (strict priority).
     if not hasattr(q, "lanes"):  # a TicketQueue has no lanes: say so, not AttributeError
         raise TypeError("q must be a LaneQueue (a TicketQueue: max_wait(q.capacity, q.aging, cls))")
-    if getattr(q, "max_lanes", None):  # the bounds depend on the lanes active during a wait
-        raise TypeError("q has keyed lanes: their wait bounds depend on the lanes active "
-                        "meanwhile (docs/lanes.md, \"Keyed lanes\")")
+    if getattr(q, "_m", 0):  # the bounds depend on the lanes active during a wait
+        raise TypeError("keyed lanes: docs/lanes.md, Theorem K2")
     lane = _int(lane, 0, q.lanes - 1, "lane")  # plain ints (ticketq.pyi, "Integers")
     cls = _int(cls, 0, 3, "cls")
     t = q._tb

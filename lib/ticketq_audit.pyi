@@ -124,6 +124,6 @@ def lane_max_wait(q: LaneQueue, lane: int, cls: int) -> Optional[int]:
       of its lane ahead of it are among the B - 1.
 
     Raises ValueError for an unknown lane or a class out of range; TypeError for a keyed
-    queue (its bounds depend on the lanes active during the wait: docs/lanes.md, "Keyed
-    lanes"). Allocates; O(W).
+    queue ("keyed lanes: docs/lanes.md, Theorem K2": its bound depends on the lanes active
+    during the wait). Allocates; O(W).
     """

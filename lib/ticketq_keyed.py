@@ -15,7 +15,7 @@
 from array import array
 from ticketq_heap import oldest, renumber, _int
 from ticketq_base import _FULL, _EMPTY, _err
-from ticketq_lanes import LaneQueue, _lane_full, _lanes_full
+from ticketq_lanes import LaneQueue, LanesFull, _lane_full
 import ticketq
 from ticketq import TicketQueue
 if ticketq.PATH == "viper":  # LaneQueue's base, as in ticketq_lanes
@@ -29,8 +29,20 @@ except ImportError:
 _MASK = const(0x3FFFFFFF)  # 2**30 - 1: sequence numbers, ids and keys are 30-bit
 _SMASK = const(0x1FFFFFFF)  # internal sequence bits of a key
 _SLOTS = const(0x7FFF)  # links are array('h'): the largest weight too
+_LSFULL = LanesFull("max_lanes lanes exist")
+
+
+def _lanes_full(key, most):
+    # A push for a new key while max_lanes lanes exist: names the key and max_lanes (under
+    # heap_lock, the preallocated instance).
+    try:
+        return LanesFull("no lane for key %d: max_lanes (%d) lanes exist" % (key, most))
+    except MemoryError:
+        return _LSFULL
+
+
 _NAMES = ("_kclear", "_find", "_klane_len", "_kpush", "_kcut", "_kfree", "_khead", "_kpeek",
-          "_kpop", "_kremove", "_kset_lane", "_klane_settings")
+          "_kpop", "_kremove", "_kset_lane", "_klane_settings", "_korder", "_kwhy")
 
 
 # Keyed lanes (max_lanes=N, no weights): lanes named by an int key 0 <= key < 2**30, made
@@ -45,7 +57,7 @@ _NAMES = ("_kclear", "_find", "_klane_len", "_kpush", "_kcut", "_kfree", "_khead
 # takes the lane out of that ring (_u[c] = 0 if it was the head). Nothing else moves a
 # ring: no clock, no set_lane.
 #
-# Storage, all allocated by keyed() (14 bytes a slot, ~48 bytes a lane, M = max_lanes = _m):
+# Storage, all allocated by keyed() (14 bytes a slot, ~46 bytes a lane, M = max_lanes = _m):
 #   _k, _d, _nx, _pv  as for fixed lanes; _ln the lane slot of each ticket (array('h'))
 #   _hd, _tl          head and tail ticket of list x = class * M + lane slot, -1 if empty
 #   _rn, _rp          ring links, at the same x: next and previous lane slot in R_c
@@ -104,6 +116,7 @@ def keyed(self, capacity, weights, lane_capacity, aging, most):
     self.set_lane = self._kset_lane
     self.lane_settings = self._klane_settings
 
+
 def _kclear(self):
     TicketQueue.clear(self)
     for x in range(4 * self._m):
@@ -123,6 +136,7 @@ def _kclear(self):
     self.lanes = 0
     self.last_lane = -1
 
+
 def _find(self, key):
     # The lane slot of this key, or ~i (negative) for the empty table entry i where it
     # would go. The hash: two 15-bit halves times odd 15-bit constants (products below
@@ -139,9 +153,11 @@ def _find(self, key):
         s = self._ht[i]
     return ~i
 
+
 def _klane_len(self, lane):
     s = self._find(_int(lane, 0, _MASK, "lane"))
     return self._cnt[s] if s >= 0 else 0
+
 
 def _kpush(self, job_id, priority, lane=0):
     try:
@@ -207,6 +223,7 @@ def _kpush(self, job_id, priority, lane=0):
     s += self._nb
     return s if s >= 0 else s + _MASK + 1
 
+
 def _kcut(self, j):
     # Remove the ticket in slot j: unlink it (a list left empty takes its lane out of
     # the ring, _u = 0 if it was the head; a lane left with no ticket is freed), then
@@ -263,6 +280,7 @@ def _kcut(self, j):
         else:
             self._pv[b] = j
 
+
 def _kfree(self, s):
     # Lane slot s is empty: its key's table entry (probed for from its hash) is deleted
     # and the slot goes back on the free stack.
@@ -292,6 +310,7 @@ def _kfree(self, s):
     self._fr[self._m - self.lanes] = s
     self.lanes -= 1
 
+
 def _khead(self):
     # (class, head lane slot) of the next pop.
     if not self._n:
@@ -304,9 +323,11 @@ def _khead(self):
         h = r[c]
     return c * self._m + h
 
+
 def _kpeek(self):
     i = self._d[self._hd[self._khead()]]
     return i if i >= 0 else ~i
+
 
 def _kpop(self):
     x = self._khead()
@@ -356,6 +377,7 @@ def _kpop(self):
             self.trace.record(i, c, s, p)
     return i
 
+
 def _kremove(self, job_id):
     job_id = _int(job_id, 0, _MASK, "job id")
     j = oldest(self._k, self._d, self._n, job_id)
@@ -386,3 +408,59 @@ def _klane_settings(self, lane):
     # (tickets, weight, bound) of a keyed lane; None when it has no tickets. Allocates.
     s = self._find(_int(lane, 0, _MASK, "lane"))
     return (self._cnt[s], self._kw[s], self._lc[s]) if s >= 0 else None
+
+
+def _korder(self):
+    # For ticketq_audit: the tickets in pop order, [(slot, class, turn), ...], each class's
+    # ring played out as pop plays it; turn counts the pops of that class from now (1 = the
+    # next). Allocates (REPL use).
+    out = []
+    m = self._m
+    for c in (3, 2, 1, 0):
+        ring = []
+        x = self._rh[c]
+        while x >= 0:
+            ring.append(x)
+            x = self._rn[c * m + x]
+        lists = {}
+        for x in ring:
+            s = []
+            j = self._hd[c * m + x]
+            while j >= 0:
+                s.append(j)
+                j = self._nx[j]
+            lists[x] = s
+        u = self._u[c]
+        turn = 0
+        while ring:
+            x = ring[0]
+            turn += 1
+            out.append((lists[x].pop(0), c, turn))
+            u += 1
+            if not lists[x]:
+                ring.pop(0)
+                u = 0
+            elif u >= self._kw[x]:
+                ring.append(ring.pop(0))
+                u = 0
+    return out
+
+
+def _kwhy(self, ta, tb, names, nth):
+    # For ticketq_audit.explain: why ta pops before tb, both queued in one class and
+    # different lanes (ta, tb: its dicts). Allocates.
+    c = ta["cls"]
+    ring = []
+    x = self._rh[c]
+    while x >= 0:
+        ring.append("%d (weight %d)" % (self._key[x], self._kw[x]))
+        x = self._rn[c * self._m + x]
+    why = ("both are %s but in different lanes, so the ring of %s lanes decides (head "
+           "first: %s; the head has used %d of its turn): job %d pops at the %s %s pop "
+           "from now, job %d at the %s; each lane is FIFO, and the ring, not the sequence "
+           "number, orders lanes" % (names[c], names[c], ", ".join(ring), self._u[c],
+                                     ta["id"], nth(ta["turn"]), names[c], tb["id"],
+                                     nth(tb["turn"])))
+    if tb["key"] & 0x1FFFFFFF < ta["key"] & 0x1FFFFFFF:
+        why += " (job %d was pushed earlier)" % tb["id"]
+    return why

@@ -63,16 +63,6 @@ class LanesFull(QueueFull):
 
 
 _LFULL = LaneFull("ticket lane full")
-_LSFULL = LanesFull("max_lanes lanes exist")
-
-
-def _lanes_full(key, most):
-    # A push for a new key while max_lanes lanes exist: names the key and max_lanes (under
-    # heap_lock, the preallocated instance).
-    try:
-        return LanesFull("no lane for key %d: max_lanes (%d) lanes exist" % (key, most))
-    except MemoryError:
-        return _LSFULL
 
 
 def _lane_full(lane, bound):
@@ -161,7 +151,10 @@ class LaneQueue(TicketQueue):
                  max_lanes=None):
         capacity = _int(capacity, 1, _SLOTS, "capacity")  # a plain int (ticketq.pyi, "Integers")
         if max_lanes is not None:
-            self._keyed(capacity, weights, lane_capacity, aging, max_lanes)
+            # Keyed lanes: ticketq_keyed, loaded by the first keyed queue (so a board using
+            # only fixed lanes needs no room for it; deploy.imports, under an `if`, skips it).
+            from ticketq_keyed import keyed
+            keyed(self, capacity, weights, lane_capacity, aging, max_lanes)
             TicketQueue.__init__(self, capacity, first_seq, 0)  # checks first_seq, clears
             return
         self.weights = _weights(weights)
@@ -392,17 +385,11 @@ class LaneQueue(TicketQueue):
             a = self._pv[a]
         self._link(j, c, l, a)
 
-    def _keyed(self, capacity, weights, lane_capacity, aging, most):
-        # Keyed lanes live in ticketq_keyed, loaded by the first keyed queue.
-        from ticketq_keyed import keyed
-        keyed(self, capacity, weights, lane_capacity, aging, most)
-
     def set_lane(self, lane, weight=None, bound=None):
         # Keyed lanes bind their own (ticketq_keyed); fixed lanes' weights are fixed.
-        raise TypeError("set_lane needs keyed lanes (LaneQueue(capacity, max_lanes=N))")
+        raise TypeError("needs keyed lanes (LaneQueue(capacity, max_lanes=N))")
 
-    def lane_settings(self, lane):
-        raise TypeError("lane_settings needs keyed lanes (LaneQueue(capacity, max_lanes=N))")
+    lane_settings = set_lane
 
     def __repr__(self):
         # TicketQueue's, renamed, with each lane's tickets / bound. Allocates.

@@ -79,10 +79,13 @@ stays in the ring it gets at least ceil((k - S) * w / (w + S)); all weights 1 is
 robin; one key is a TicketQueue. The fixed lanes' table would have to be rebuilt (O(W)) at
 every change of the lanes or their weights; the ring costs O(1) per operation.
 
-Keyed memory, all allocated in the constructor: 14 bytes a slot, ~48 bytes a lane of
-``max_lanes`` (a key table of 2..4 entries a lane, rings, weight, bound, count), ~830 bytes
-a queue (measured once on the 32-bit unix port with gc.mem_alloc(): LaneQueue(64,
-max_lanes=8) 2112 B, LaneQueue(64, max_lanes=64) 4800 B). push, pop, peek, remove, len,
+Keyed memory, all allocated in the constructor: 14 bytes a slot, ~46 bytes a lane of
+``max_lanes`` (a key table of 2..4 entries a lane, rings, weight, bound, count), ~1 KB a
+queue (measured once on the 32-bit unix port with gc.mem_alloc(), ticketq_keyed already
+imported: LaneQueue(64, max_lanes=8) 2256 B, LaneQueue(64, max_lanes=64) 4832 B). The code
+is in ``ticketq_keyed``, imported by the first keyed queue (a board that uses only fixed
+lanes needs no room for it; the micro:bit firmware does not freeze it, so there a keyed
+queue raises ImportError). push, pop, peek, remove, len,
 lane_len and set_lane (for a key that has a lane) allocate nothing on MicroPython (proved
 under ``micropython.heap_lock()``); push, pop, peek and remove are O(1) expected (the key
 table: open addressing with linear probing at load <= 1/2, backward-shift deletion), remove
@@ -127,7 +130,6 @@ class LanesFull(QueueFull):
 def _weights(weights: object) -> Tuple[int, ...]: ...
 def _bounds(v: object, capacity: int, n: int) -> Tuple[int, ...]: ...
 def _lane_full(lane: int, bound: int) -> LaneFull: ...
-def _lanes_full(key: int, most: int) -> LanesFull: ...
 
 
 def table(weights: Sequence[int]) -> bytearray:
@@ -246,8 +248,8 @@ class LaneQueue(TicketQueue):
         moves now. The settings last while the lane exists: a lane made again starts at
         weight 1, bound capacity.
 
-        Raises TypeError on a fixed-lane queue ("set_lane needs keyed lanes
-        (LaneQueue(capacity, max_lanes=N))"), TypeError/ValueError for a bad argument
+        Raises TypeError on a fixed-lane queue ("needs keyed lanes (LaneQueue(capacity,
+        max_lanes=N))"), TypeError/ValueError for a bad argument
         ("lane must be 0..1073741823", "weight must be 1..32767", "lane capacity must be
         1..<capacity>"), ValueError for a key with no lane ("lane 7 has no tickets (a board
         keeps settings only while its lane exists: push first)"); the queue is unchanged.
@@ -255,7 +257,7 @@ class LaneQueue(TicketQueue):
 
     def lane_settings(self, lane: int) -> Optional[Tuple[int, int, int]]:
         """Keyed lanes: (tickets, weight, bound) of the key's lane, None if it has no lane.
-        TypeError on a fixed-lane queue. Allocates (a tuple)."""
+        TypeError on a fixed-lane queue (as set_lane's). Allocates (a tuple)."""
 
     def clear(self) -> None:
         """Drop every ticket; reset digest, the aging count, last_* and every cursor (so the

@@ -6,7 +6,7 @@
 # and vanishing, weights and bounds changing, hash collisions and renumbering.
 from ticketq import TicketQueue, QueueFull, QueueEmpty, LOW, NORMAL, HIGH, CRITICAL
 from ticketq_lanes import LaneQueue, LaneFull, LanesFull
-from ticketq_audit import tickets, explain, Trace
+from ticketq_audit import tickets, explain, lane_max_wait, Trace
 from lanecheck import check_keyed, snapshot_keyed
 from keyedref import KeyedRef, DIG0
 from rng import Rng
@@ -181,7 +181,10 @@ def test_bad_arguments_raise_specific_errors_and_change_nothing():
         e = raises(exc, lambda: LaneQueue(4, **kw))
         assert str(e) == msg, (kw, str(e))
     e = raises(TypeError, LaneQueue(4, [1, 1]).set_lane, 0, 1)
-    assert str(e) == "set_lane needs keyed lanes (LaneQueue(capacity, max_lanes=N))"
+    assert str(e) == "needs keyed lanes (LaneQueue(capacity, max_lanes=N))"
+    raises(TypeError, LaneQueue(4, 1).lane_settings, 0)
+    e = raises(TypeError, lane_max_wait, LaneQueue(4, max_lanes=2), 0, 3)
+    assert str(e) == "keyed lanes: docs/lanes.md, Theorem K2", str(e)
     e = raises(TypeError, LaneQueue, 4)  # neither weights nor max_lanes
     assert str(e).startswith("weights: the lanes' weights"), str(e)
 

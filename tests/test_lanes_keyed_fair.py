@@ -84,8 +84,9 @@ class Watch:
         if wait * self.worst[1] >= self.worst[0] * max(bound, 1):  # the worst ratio
             self.worst[0], self.worst[1] = wait, max(bound, 1)
         self.worst[2] += 1
-        if key and wait >= self.quiet[0]:
-            self.quiet[0], self.quiet[1] = wait, max(bound, self.quiet[1] if wait == self.quiet[0] else 0)
+        if key and wait >= self.quiet[0]:  # the other keys' longest wait, its largest bound
+            b = self.quiet[1] if wait == self.quiet[0] else 0
+            self.quiet[0], self.quiet[1] = wait, max(bound, b)
         r = self.ring[c][key]
         if len(r) == 2:  # the lane's first pop since it joined
             assert self.pops[c] - r[0] <= r[1], ("K1", key, c, self.pops[c] - r[0], r[1])
