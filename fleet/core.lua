@@ -103,7 +103,8 @@ end
 local function meta(keys, kind)
   -- The queue's settings and counters; a clear error for a missing queue, another layout,
   -- or the other kind: kind 'plain' (queue.lua's push, pop, peek, tickets) or 'lanes'
-  -- (lanes.lua's), nil for the calls both kinds share. m.lanes is L for a lane queue.
+  -- (lanes.lua's), nil for the calls both kinds share, 'keyed' (keyed.lua's: a keyed lane
+  -- queue, layout "<V>:keyed", refused by every other kind). m.lanes is L for a lane queue.
   -- Every function that takes the queue's keys calls it first: it checks their types.
   check_keys(keys)
   local r = redis.call('HMGET', keys[META], 'v', 'cap', 'first', 'aging', 'maxdel', 'hi', 'lo',
@@ -117,11 +118,17 @@ local function meta(keys, kind)
     fail('TQNOQUEUE', 'no queue at ' .. keys[META] .. ' (create it with a capacity)')
   end
   local has = r[1] == V .. ':lanes'
-  if r[1] ~= tostring(V) and not has then
+  local keyed = r[1] == V .. ':keyed'
+  if r[1] ~= tostring(V) and not has and not keyed then
     fail('TQLAYOUT', 'queue ' .. keys[META] .. ' has layout version ' .. r[1] ..
       ', this library (ticketq_' .. V .. ') reads version ' .. V .. ' only')
   end
-  if kind == 'plain' and has then
+  if keyed ~= (kind == 'keyed') then
+    -- a keyed lane queue (keyed.lua) is served by keyed.lua's functions only, and they
+    -- serve nothing else
+    fail('TQKIND', 'queue ' .. keys[META] .. (keyed and ' has keyed lanes: open it with ' ..
+      'ticketq_fleetlanes.FleetLaneQueue(conn, name)' or ' has no keyed lanes'))
+  elseif kind == 'plain' and has then
     fail('TQKIND', 'queue ' .. keys[META] .. ' has lanes: open it with ' ..
       'ticketq_fleetlanes.FleetLaneQueue')
   elseif kind == 'lanes' and not has then

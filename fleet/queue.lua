@@ -25,7 +25,7 @@ local function open_queue(keys, args, kind, extra, check)
     -- made: the creation stamp in client numbers, the server's TIME in microseconds.
     local t = redis.call('TIME')
     made = t[1] .. string.format('%06d', tonumber(t[2]))
-    redis.call('HSET', keys[META], 'v', kind == 'lanes' and V .. ':lanes' or V, 'cap', cap,
+    redis.call('HSET', keys[META], 'v', kind == 'plain' and V or V .. ':' .. kind, 'cap', cap,
       'first', first, 'aging', aging, 'maxdel', maxdel, 'hi', 0, 'lo', 0, 'left', aging,
       'digest', DIG0, 'clients', 0, 'pops', 0, 'made', made, unpack(extra or {}))
   else

@@ -10,11 +10,12 @@ class Trace:
     # A ring of the last `size` pops, preallocated: record() allocates nothing, so it can
     # stay attached to a queue on the hot path (q.trace = Trace(16)).
     def __init__(self, size):
-        size = _int(size, 1, 0x1000000, "trace size")  # as a queue's capacity: 9 B an entry
+        size = _int(size, 1, 0x1000000, "trace size")  # as a queue's capacity: 13 B an entry
         self.size = size
         self._i = array("i", range(size))
         self._s = array("i", range(size))
-        self._f = bytearray(size)  # class | 4 if promoted by aging | lane << 3
+        self._l = array("i", range(size))  # the lane: a fixed lane or a key (< 2**30)
+        self._f = bytearray(size)  # class | 4 if promoted by aging
         self._pos = 0
         self.count = 0
 
@@ -22,7 +23,8 @@ class Trace:
         p = self._pos
         self._i[p] = job_id
         self._s[p] = seq
-        self._f[p] = (cls | 4 if promoted else cls) | lane << 3
+        self._f[p] = cls | 4 if promoted else cls
+        self._l[p] = lane
         p += 1
         self._pos = 0 if p == self.size else p
         if self.count < 0x3FFFFFFF:  # saturates: stays a small int, so record never allocates
@@ -36,7 +38,7 @@ class Trace:
         for j in range(self._pos - n, self._pos):
             f = self._f[j]
             e = (self._i[j], f & 3, self._s[j], f & 4 > 0)
-            out.append(e + (f >> 3,) if lanes else e)
+            out.append(e + (self._l[j],) if lanes else e)
         return out
 
     def __repr__(self):
@@ -87,6 +89,11 @@ def tickets(q):
     k = q._k
     d = q._d
     out = []
+    if getattr(q, "_m", 0):  # keyed lanes (ticketq_keyed)
+        for j, c, _ in q._korder():
+            i = d[j]
+            out.append((i if i >= 0 else ~i, c, _seq(q, k[j]), q._key[q._ln[j]]))
+        return out
     if hasattr(q, "lanes"):
         for j, c, _ in _lane_order(q):
             i = d[j]
@@ -110,11 +117,13 @@ def _find(q, job_id):
     t = {"id": job_id, "key": key, "cls": 1 - (key >> 29), "seq": _seq(q, key),
          "aged": q._d[j] < 0, "lane": None}
     if hasattr(q, "lanes"):
-        order = _lane_order(q)
+        keyed = getattr(q, "_m", 0)
+        order = q._korder() if keyed else _lane_order(q)
         t["place"] = [e[0] for e in order].index(j)  # in the pop order
         t["turn"] = order[t["place"]][2]
-        t["lane"] = l = q._ln[j]
-        i = q._hd[t["cls"] * q.lanes + l]
+        l = q._ln[j]
+        t["lane"] = q._key[l] if keyed else l
+        i = q._hd[t["cls"] * (q._m if keyed else q.lanes) + l]
         t["rank"] = 1  # 1 = the head of its lane in its class
         while i != j:
             i = q._nx[i]
@@ -152,6 +161,8 @@ def explain(q, a, b):
     elif ta["lane"] == tb["lane"]:
         why = "both are in one %sclass and it was pushed earlier (FIFO by sequence number)" % (
             "lane of one " if lanes else "")
+    elif getattr(q, "_m", 0):  # keyed lanes: the ring decides (ticketq_keyed)
+        why = q._kwhy(ta, tb, _NAMES, _nth)
     else:
         c = _NAMES[ta["cls"]]
         why = ("both are %s but in different lanes, so the weighted rotation decides (weights "
@@ -185,6 +196,8 @@ def lane_max_wait(q, lane, cls):
     # table (see ticketq_audit.pyi for the proof). None: unbounded (strict priority).
     if not hasattr(q, "lanes"):  # a TicketQueue has no lanes: say so, not AttributeError
         raise TypeError("q must be a LaneQueue (a TicketQueue: max_wait(q.capacity, q.aging, cls))")
+    if getattr(q, "_m", 0):  # the bounds depend on the lanes active during a wait
+        raise TypeError("keyed lanes: docs/lanes.md, Theorem K2")
     lane = _int(lane, 0, q.lanes - 1, "lane")  # plain ints (ticketq.pyi, "Integers")
     cls = _int(cls, 0, 3, "cls")
     t = q._tb

@@ -14,10 +14,10 @@ class Trace:
     """A preallocated ring of the last ``size`` pops of a queue.
 
     Attach it with ``q.trace = Trace(16)``: every ``q.pop()`` then calls
-    ``record(id, class, seq, promoted)`` (a LaneQueue adds the lane for lanes other than 0),
-    which writes three preallocated slots (two ``array('i')`` and a ``bytearray``) and
-    allocates nothing, so it can stay on for months. Memory: 9 bytes per entry plus the
-    object.
+    ``record(id, class, seq, promoted)`` (a LaneQueue adds the lane for lanes other than 0;
+    a keyed one the key), which writes four preallocated slots (three ``array('i')`` and a
+    ``bytearray``) and allocates nothing, so it can stay on for months. Memory: 13 bytes per
+    entry plus the object.
     """
 
     size: int
@@ -34,7 +34,7 @@ class Trace:
     def record(self, job_id: int, cls: int, seq: int, promoted: bool, lane: int = 0) -> None:
         """Called by ``TicketQueue.pop``: id (0..2**30-1), class (0..3), sequence number
         (0..2**30-1), whether aging promoted the ticket; by ``LaneQueue.pop`` also the lane
-        (0..29) when it is not 0. O(1); no allocation."""
+        (0..29; keyed: the key, 0..2**30-1) when it is not 0. O(1); no allocation."""
 
     def entries(self, lanes: bool = False) -> List[tuple]:
         """``[(id, class, seq, promoted), ...]``, oldest first, at most ``size``; with
@@ -48,9 +48,12 @@ class Trace:
 def tickets(q: TicketQueue) -> List[tuple]:
     """The queued tickets in pop order, ``[(job_id, class, seq), ...]``; for a LaneQueue
     ``[(job_id, class, seq, lane), ...]``, each class drained by its rotation from its
-    cursor. The order pops take if no ticket is removed and aging promotes none meanwhile
-    (pushes never reorder queued tickets). The queue is not changed. Allocates: O(n log n)
-    for a TicketQueue, O(n * W / w) for a LaneQueue. For the REPL and tests."""
+    cursor; for keyed lanes the lane is the key, and each class's ring is played out as pop
+    would (the head's turn count, the weights as they are now). The order pops take if no
+    ticket is removed and aging promotes none meanwhile (pushes never reorder queued
+    tickets; on keyed lanes a set_lane may). The queue is not changed. Allocates: O(n log n)
+    for a TicketQueue, O(n * W / w) for a LaneQueue, O(n + lanes) for keyed lanes. For the
+    REPL and tests."""
 
 
 def explain(q: TicketQueue, a: int, b: int) -> str:
@@ -61,7 +64,9 @@ def explain(q: TicketQueue, a: int, b: int) -> str:
     ticket's lane and place in it, and when the two are in one class but different lanes,
     the rule that decides there: the weighted rotation, with the table entry (counted from
     the class's cursor) at which it reaches each lane's turn for the ticket, and whether the
-    one that pops second was pushed first. For an id queued more than once, the oldest
+    one that pops second was pushed first; for keyed lanes, the ring of the class (head
+    first, each lane's key and weight, the head's turn count) and the pop of the class, from
+    now, that takes each ticket. For an id queued more than once, the oldest
     ticket (pushed first) with it, the one ``remove`` would take. Returns ``"job N is not
     queued"`` when one is missing (a negative id never is). ``a`` and ``b`` follow
     ticketq.pyi's "Integers" rule (TypeError ``"a must be int"``), any int value.
@@ -118,5 +123,7 @@ def lane_max_wait(q: LaneQueue, lane: int, cls: int) -> Optional[int]:
       the ticket reaches CRITICAL, and G bounds the rest: promotions that put older tickets
       of its lane ahead of it are among the B - 1.
 
-    Raises ValueError for an unknown lane or a class out of range. Allocates; O(W).
+    Raises ValueError for an unknown lane or a class out of range; TypeError for a keyed
+    queue ("keyed lanes: docs/lanes.md, Theorem K2": its bound depends on the lanes active
+    during the wait). Allocates; O(W).
     """

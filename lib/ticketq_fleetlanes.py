@@ -12,7 +12,62 @@
 from ticketq_heap import _int
 from ticketq_base import QueueFull
 from ticketq_lanes import LaneFull, _lane_full, _weights, _bounds  # noqa: F401 (LaneFull: API)
-from ticketq_fleet import FleetQueue, _MASK, _text
+from ticketq_fleet import FleetQueue, FleetError, _MASK, _text
+
+import ticketq_lanes
+
+
+# the board's keyed lanes (issue 24) define LanesFull: then one class for both
+if hasattr(ticketq_lanes, "LanesFull"):
+    LanesFull = getattr(ticketq_lanes, "LanesFull")
+else:
+    class LanesFull(QueueFull):
+        pass
+
+# Keyed lanes (fleet/keyed.lua): the functions a keyed queue's calls go to, and its two
+# more keys (the rings, the lanes hash), after the ten of every queue.
+_KEYED = {"client": "kclient", "lpop": "kpop", "lpeek": "kpeek", "remove": "kremove",
+          "info": "kinfo", "clear": "kclear", "destroy": "kdestroy", "ack": "kack",
+          "release": "krelease", "touch": "ktouch", "dead": "kdead"}
+_KEYMAX = 64
+_HEX = "0123456789abcdef"
+
+
+def _key(lane):
+    # A lane key as sent: an int 0..2**30-1 as its decimal, a str of 1..64 UTF-8 bytes as
+    # is ("7" and 7 are one lane). TypeError/ValueError before anything is sent.
+    if isinstance(lane, int) or type(lane) is bool:  # _int's rule: its plain int value
+        return str(_int(lane, 0, _MASK, "lane key"))
+    if type(lane) is not str:
+        raise TypeError("lane key must be int or str, not %s" % type(lane).__name__)
+    n = len(lane.encode("utf-8"))
+    if n < 1 or n > _KEYMAX:
+        raise ValueError("lane key must be a str of 1..%d UTF-8 bytes, not %d" % (_KEYMAX, n))
+    return lane
+
+
+def _shown(k):
+    # a key as sent, in a message: an int key as the board writes it (7), a str key quoted
+    # ('chat-7'); "7" is lane 7
+    if k == "0" or (k[:1] in "123456789" and k.isdigit() and len(k) <= 10 and int(k) <= _MASK):
+        return k
+    return repr(k)
+
+
+def _reply_key(v):
+    # The server's key: an int (a canonical decimal in range), else the str.
+    return v if type(v) is int else _text(v)
+
+
+def _fold(key):
+    # What the digest folds for a key (fleet/keyed.lua fold_of): the int, or for a str
+    # h = 5381, h = (h * 33 + byte) mod 2**30 over its UTF-8 bytes.
+    if type(key) is int:
+        return key
+    h = 5381
+    for b in key.encode("utf-8"):
+        h = (h * 33 + b) % (_MASK + 1)
+    return h
 
 
 def _ints(v):
@@ -29,21 +84,60 @@ class FleetLaneQueue(FleetQueue):
     _COLON = 26
 
     def __init__(self, conn, name, capacity=None, weights=None, lane_capacity=None, first_seq=0,
-                 aging=0, max_deliveries=8, prefix="tq", retries=3, slice_ms=2000):
+                 aging=0, max_deliveries=8, prefix="tq", retries=3, slice_ms=2000,
+                 max_lanes=None):
+        self.keyed = False
+        self._max_lanes = 0
+        if max_lanes is not None:
+            _int(max_lanes, 1, 0x1000000, "max_lanes")
+            if capacity is None or weights is not None:
+                raise ValueError("max_lanes is for a new keyed lane queue (a capacity and no "
+                                 "weights)")
+            self._max_lanes = int(max_lanes)
         if capacity is None:
             if weights is not None or lane_capacity is not None:
                 raise ValueError("weights and lane capacity need a capacity (without one the "
                                  "queue's own settings are taken)")
             self._lanes_args = ("", "")
+        elif weights is None:
+            # keyed lanes (fleet/keyed.lua): a lane per key, made on first push
+            _int(capacity, 1, 0x1000000, "capacity")
+            if lane_capacity is not None:
+                raise ValueError("lane_capacity needs weights (fixed lanes); a keyed lane's "
+                                 "bound is set per key: set_lane(key, bound=n)")
+            if _int(aging, 0, _MASK, "aging"):
+                raise ValueError("aging needs fixed lanes")
+            self.keyed = True
         else:
             _int(capacity, 1, 0x1000000, "capacity")
-            w = _weights(weights)  # None: LaneQueue's TypeError, which says what to pass
+            w = _weights(weights)
             self._lanes_args = (_csv(w), _csv(_bounds(lane_capacity, int(capacity), len(w))))
         self.last_lane = -1
         FleetQueue.__init__(self, conn, name, capacity, first_seq, aging, max_deliveries, prefix,
                             retries, slice_ms)
 
     def _open(self, args):
+        if not self.keyed:
+            try:
+                return self._open_fixed(args)
+            except FleetError as e:
+                if not (str(e).startswith("TQKIND") and "keyed" in str(e) and args[0] == 0):
+                    raise
+            self.keyed = True  # an existing keyed queue, opened by name
+        self.keys = self.keys + [self.keys[0][:-4] + "ring", self.keys[0][:-4] + "lanes"]
+        if getattr(self, "_kb", None) is not None:  # a FleetQueue that sends its keys encoded
+            self._kb = [k.encode() for k in self.keys]
+        r = self._call("kopen", args + (self._max_lanes,))
+        self.max_lanes = r[5] or None
+        self._L = "k"
+        return r
+
+    def _args(self, op, args, idem=False):
+        if self.keyed:
+            op = _KEYED.get(op, op)
+        return FleetQueue._args(self, op, args, idem)
+
+    def _open_fixed(self, args):
         r = self._call("lopen", args + self._lanes_args)
         self.weights = _ints(r[5])
         self.lane_capacity = _ints(r[6])
@@ -58,6 +152,16 @@ class FleetLaneQueue(FleetQueue):
     def push(self, job_id, priority, lane=0):
         _int(job_id, 0, _MASK, "job id")
         _int(priority, 0, 3, "priority")
+        if self.keyed:
+            k = _key(lane)
+            s = self._call("kpush", (int(job_id), int(priority), k), True)
+            if s == -1:
+                raise QueueFull("ticket queue full")
+            if s == -2:  # the board's words: the bound read back (one more call, only here)
+                raise LaneFull("lane %s full (%d tickets)" % (_shown(k), self._call("klane", (k,))[7]))
+            if s == -3:
+                raise LanesFull("no lane for key %s: max_lanes (%d) lanes exist" % (_shown(k), self.max_lanes))
+            return s
         _int(lane, 0, self.lanes - 1, "lane")
         s = self._call("lpush", (int(job_id), int(priority), int(lane)), True)
         if s == -1:
@@ -67,29 +171,108 @@ class FleetLaneQueue(FleetQueue):
         return s
 
     def _popped(self, r):
-        self.last_lane = r[7]
+        if self.keyed:
+            self.last_lane = k = _reply_key(r[7])
+            r = list(r)
+            r[7] = _fold(k)  # the trace records what the digest folds
+        else:
+            self.last_lane = r[7]
         FleetQueue._popped(self, r)
+
+    def _token(self, token):
+        if not self.keyed:
+            return FleetQueue._token(self, token)
+        if not isinstance(token, (bytes, str)):
+            raise TypeError("lease token must be str or bytes (what pop(lease_ms) left in last_lane)")
+        t = _text(token)
+        # <class 0-3><24 hex digits>.<lane ordinal>:<deliveries>, as keyed.lua writes it
+        c = t.find(":")
+        a, d = (t, "") if c < 0 else (t[:c], t[c + 1:])
+        o = a[26:]
+        if (len(a) < 27 or a[0] not in "0123" or a[25] != "."
+                or [c for c in a[1:25] if c not in _HEX] or not o.isdigit() or not d.isdigit()):
+            raise ValueError("lease token: what pop(lease_ms) left in last_lease")
+        return token
+
+    # ---- keyed lanes: per-key settings and inspection
+
+    def _keyed_only(self):
+        if not self.keyed:
+            raise TypeError("a keyed lane queue's call (this queue has fixed lanes)")
+
+    def set_lane(self, key, weight=None, bound=None, ceiling=None):
+        self._keyed_only()
+        k = _key(key)
+        a = [k]
+        for v, lo, hi, what in ((weight, 1, 32767, "weight"), (bound, 1, self.capacity, "bound"),
+                                (ceiling, 1, self.capacity, "ceiling")):
+            a.append("" if v is None else str(_int(v, lo, hi, what)))
+        a.append("")
+        r = self._call("kset", tuple(a))
+        return {"weight": r[0], "bound": r[1], "ceiling": r[2], "paused": r[3] == 1}
+
+    def pause(self, key):
+        self._keyed_only()
+        self._call("kset", (_key(key), "", "", "", 1))
+
+    def resume(self, key):
+        self._keyed_only()
+        self._call("kset", (_key(key), "", "", "", 0))
+
+    def lane(self, key):
+        self._keyed_only()
+        r = self._call("klane", (_key(key),))
+        return {"exists": r[0] == 1, "queued": tuple(r[1:5]), "leased": r[5], "held": sum(r[1:6]),
+                "weight": r[6], "bound": r[7], "ceiling": r[8], "paused": r[9] == 1}
+
+    def busiest(self, n=10, step=1000):
+        self._keyed_only()
+        _int(n, 1, 0x1000000, "n")
+        _int(step, 1, 100000, "step")
+        out = []
+        cur = "0"
+        while 1:
+            r = self._call("kscan", (cur, step))
+            cur = _text(r[0])
+            for j in range(1, len(r), 3):
+                out.append((r[j + 1] + r[j + 2], r[j + 1], r[j + 2], _reply_key(r[j])))
+            out.sort(key=lambda x: (-x[0], str(x[3])))
+            del out[n:]
+            if cur == "0":
+                break
+        return [{"key": x[3], "queued": x[1], "leased": x[2]} for x in out]
 
     def clear(self):
         FleetQueue.clear(self)
         self.last_lane = -1
 
     def lane_info(self):
+        if self.keyed:
+            r = self._call("kinfo")
+            return {"lanes": r[10], "max_lanes": r[11] or None}
         r = self._call("lanes")
         n = self.lanes
         return {"cursors": tuple(r[:4]), "queued": tuple([r[4 + 2 * l] for l in range(n)]),
                 "held": tuple([r[5 + 2 * l] for l in range(n)])}
 
     def lane_len(self, lane):
+        if self.keyed:
+            return sum(self._call("klane", (_key(lane),))[1:5])
         _int(lane, 0, self.lanes - 1, "lane")
         return self._call("lanes")[4 + 2 * lane]
 
     def tickets(self):
+        if self.keyed:
+            r = self._call("ktickets")
+            return [(r[j], r[j + 1], r[j + 2], False, _reply_key(r[j + 4])) for j in range(0, len(r), 5)]
         r = self._call("ltickets")
         return [(r[j], r[j + 1], r[j + 2], r[j + 3] == 1, r[j + 4]) for j in range(0, len(r), 5)]
 
     def __repr__(self):
         i = self.info()
+        if self.keyed:
+            return "<FleetLaneQueue %s keyed %d/%d lanes=%d leased=%d>" % (
+                self.keys[0][:-5], i["queued"], i["capacity"], self.lane_info()["lanes"], i["leased"])
         h = self.lane_info()["held"]
         return "<FleetLaneQueue %s %d/%d CRITICAL=%d HIGH=%d NORMAL=%d LOW=%d leased=%d lanes=%s>" % (
             self.keys[0][:-5], i["queued"], i["capacity"], i["classes"][3], i["classes"][2],

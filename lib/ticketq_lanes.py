@@ -58,6 +58,10 @@ class LaneFull(QueueFull):
     pass
 
 
+class LanesFull(QueueFull):
+    pass
+
+
 _LFULL = LaneFull("ticket lane full")
 
 
@@ -138,8 +142,21 @@ def table(weights):
 
 
 class LaneQueue(TicketQueue):
-    def __init__(self, capacity, weights, lane_capacity=None, first_seq=0, aging=0):
+    # Fixed lanes keep these class defaults (two instance attributes would cost each fixed
+    # queue 64 B on the unix port); keyed lanes set their own.
+    max_lanes = None
+    _m = 0
+
+    def __init__(self, capacity, weights=None, lane_capacity=None, first_seq=0, aging=0,
+                 max_lanes=None):
         capacity = _int(capacity, 1, _SLOTS, "capacity")  # a plain int (ticketq.pyi, "Integers")
+        if max_lanes is not None:
+            # Keyed lanes: ticketq_keyed, loaded by the first keyed queue (so a board using
+            # only fixed lanes needs no room for it; deploy.imports, under an `if`, skips it).
+            from ticketq_keyed import keyed
+            keyed(self, capacity, weights, lane_capacity, aging, max_lanes)
+            TicketQueue.__init__(self, capacity, first_seq, 0)  # checks first_seq, clears
+            return
         self.weights = _weights(weights)
         n = len(self.weights)
         self.lane_capacity = _bounds(lane_capacity, capacity, n)
@@ -368,7 +385,16 @@ class LaneQueue(TicketQueue):
             a = self._pv[a]
         self._link(j, c, l, a)
 
+    def set_lane(self, lane, weight=None, bound=None):
+        # Keyed lanes bind their own (ticketq_keyed); fixed lanes' weights are fixed.
+        raise TypeError("needs keyed lanes (LaneQueue(capacity, max_lanes=N))")
+
+    lane_settings = set_lane
+
     def __repr__(self):
         # TicketQueue's, renamed, with each lane's tickets / bound. Allocates.
+        if self.max_lanes is not None:
+            return "<LaneQueue%s lanes=%d/%d>" % (TicketQueue.__repr__(self)[12:-1],
+                                                  self.lanes, self._m)
         return "<LaneQueue%s lanes=%s>" % (TicketQueue.__repr__(self)[12:-1], ",".join(
             ["%d/%d" % (self._cnt[l], self._lc[l]) for l in range(self.lanes)]))

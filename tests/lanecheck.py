@@ -85,3 +85,92 @@ def fair_windows(pops, lane, w, total, c):
                     worst = m
         run = []
     return checked, worst
+
+
+def check_keyed(q):
+    # A keyed LaneQueue's invariants (lib/ticketq_lanes.py, "Keyed lanes"): lane slots in
+    # use are exactly those with a key, each found through the key table, the others on the
+    # free stack; every (class, lane) list well linked, in sequence order, holding exactly
+    # that lane's live tickets of that class; each class's ring holds exactly the lanes with
+    # a ticket of that class, well linked; a lane in use has tickets; small ints throughout.
+    n = len(q)
+    m = q.max_lanes
+    assert 0 <= n <= q.capacity and 0 <= q.lanes <= m
+    used = [s for s in range(m) if q._key[s] >= 0]
+    assert len(used) == q.lanes, (used, q.lanes)
+    free = sorted([q._fr[i] for i in range(m - q.lanes)])
+    assert free == [s for s in range(m) if q._key[s] < 0], free
+    entries = [x for x in q._ht if x >= 0]
+    assert sorted(entries) == used, (entries, used)
+    for s in used:
+        assert q._find(q._key[s]) == s
+        assert 0 <= q._key[s] < 1 << 30 and 1 <= q._kw[s] <= 32767
+        assert 1 <= q._lc[s] <= q.capacity
+    seen = [0] * n
+    for c in range(4):
+        ring = []
+        x = q._rh[c]
+        prev = -1
+        while x >= 0:
+            assert x in used and x not in ring, (c, x)
+            assert q._rp[c * m + x] == prev
+            ring.append(x)
+            prev = x
+            x = q._rn[c * m + x]
+        assert q._rt[c] == prev
+        assert q._u[c] >= 0 and (ring or q._u[c] == 0)
+        for s in range(m):
+            x = c * m + s
+            j = q._hd[x]
+            prev = -1
+            last = -1
+            while j >= 0:
+                assert j < n and not seen[j], (c, s, j)
+                seen[j] = 1
+                assert q._pv[j] == prev and q._ln[j] == s
+                assert 1 - (q._k[j] >> 29) == c
+                sq = q._k[j] & 0x1FFFFFFF
+                assert last < sq < q._nxt <= q._lim, "lane list out of order"
+                last = sq
+                prev = j
+                j = q._nx[j]
+            assert q._tl[x] == prev
+            assert (prev >= 0) == (s in ring), (c, s, ring)
+    assert sum(seen) == n, "a live slot in no list"
+    for s in range(m):
+        k = 0
+        for j in range(n):
+            k += q._ln[j] == s
+        assert q._cnt[s] == k and (k > 0) == (s in used), (s, k)
+    for i in range(n):
+        assert -0x40000000 <= q._k[i] <= 0x3FFFFFFF and 0 <= q._d[i] <= 0x3FFFFFFF
+
+
+def snapshot_keyed(q):
+    # Everything that defines a keyed queue's future behaviour, by key (not slot numbers):
+    # each lane's settings and tickets per class, the rings in order, the turn counts.
+    m = q.max_lanes
+    lanes = []
+    for s in range(m):
+        if q._key[s] < 0:
+            continue
+        lists = []
+        for c in range(4):
+            j = q._hd[c * m + s]
+            out = []
+            while j >= 0:
+                out.append((q._k[j], q._d[j]))
+                j = q._nx[j]
+            lists.append(out)
+        lanes.append((q._key[s], q._kw[s], q._lc[s], q._cnt[s], lists))
+    lanes.sort()
+    rings = []
+    for c in range(4):
+        x = q._rh[c]
+        r = []
+        while x >= 0:
+            r.append(q._key[x])
+            x = q._rn[c * m + x]
+        rings.append(r)
+    return (lanes, rings, list(q._u), len(q), q.lanes, q._nxt, q._nb, q.digest,
+            q.last_priority, q.last_seq, q.last_lane)

@@ -157,7 +157,7 @@ def test_bad_lane_settings_and_arguments_change_nothing():
         _same(t, f, "push", *args)
     for l in (2, -1, "1"):
         _same(t, f, "lane_len", l)
-    for w in (0, 31, [0], [1] * 31, [32768], [20000, 20000], [1.5], None):
+    for w in (0, 31, [0], [1] * 31, [32768], [20000, 20000], [1.5]):  # None: keyed lanes
         a = _outcome(LaneQueue, 4, w)
         assert a[0] != "ok" and _outcome(f.__class__, c, f.name + "x", 4, w) == a, (w, a)
     assert f.tickets() == [(1, 1, 0, False, 1)] and f.lane_info()["held"] == (0, 1)

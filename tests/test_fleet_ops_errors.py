@@ -120,13 +120,11 @@ def test_fleetqueue_given_a_url_and_a_lane_queue_without_weights_say_what_to_pas
             raise AssertionError("a URL was taken as a client")
     conn = srv.client()
     name = fleet_server.fresh_name("lw")
-    try:
-        FleetLaneQueue(conn, name, 8)
-    except TypeError as e:
-        assert "weights=(2, 1)" in str(e)  # LaneQueue's own words for weights None
-    else:
-        raise AssertionError("a lane queue without weights was made")
-    assert not conn.exists("tq{%s}:meta" % name)  # nothing made
+    # Without weights: a keyed lane queue (issue 24), a lane per key, not an error
+    q = FleetLaneQueue(conn, name, 8)
+    assert q.keyed and conn.hget("tq{%s}:meta" % name, "v").endswith(b":keyed")
+    q.destroy()
+    assert not conn.exists("tq{%s}:meta" % name)
 
 
 def test_board_client_at_a_server_that_wants_a_password_says_so():

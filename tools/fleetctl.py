@@ -66,7 +66,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 LUA = os.path.join(ROOT, "fleet")
 # One file per concern, in load order: each may use what the ones before it define.
-PARTS = ("core.lua", "queue.lua", "lease.lua", "lanes.lua", "age.lua")
+PARTS = ("core.lua", "queue.lua", "lease.lua", "lanes.lua", "keyed.lua", "age.lua")
 for _p in (os.path.join(ROOT, "lib"), HERE):
     if _p not in sys.path:
         sys.path.insert(0, _p)
@@ -128,8 +128,10 @@ def safe_url(url):
 # producer: opens and pushes only; operator: every function, clear/destroy/dead included.
 # Nobody but the server's admin (the default user) loads the library or manages users.
 _BOARD = ("open", "lopen", "client", "push", "lpush", "pop", "lpop", "peek", "lpeek", "info",
-          "lanes", "age", "ack", "release", "touch")  # age: the gateway's --metrics-port reads it
-_PRODUCER = ("open", "lopen", "client", "push", "lpush", "info", "lanes")
+          "lanes", "age", "ack", "release", "touch",  # age: the gateway's --metrics-port reads it
+          "kopen", "kclient", "kpush", "kpop", "kpeek", "kinfo", "klane", "kack", "krelease", "ktouch")
+_PRODUCER = ("open", "lopen", "client", "push", "lpush", "info", "lanes",
+             "kopen", "kclient", "kpush", "kinfo", "klane")
 ROLES = {"board": _BOARD, "producer": _PRODUCER, "operator": None}  # None: every function
 # Commands a role runs outside the functions: BLPOP (pop_until waits on the wake key);
 # operator: fleetctl's reads (LRANGE: dead letters without taking them; the others, HGET,
@@ -331,8 +333,22 @@ _B32 = "0123456789abcdefghijklmnopqrstuv"
 
 
 def _member(m):
-    # A ready member (24 hex digits, + a lane digit): (job id, lo counter, lane or None)
-    return int(m[16:24], 16), int(m[8:16], 16), (int(m[24], 32) if len(m) > 24 else None)
+    # A ready member (24 hex digits, + a lane digit, or "." and a keyed lane's ordinal):
+    # (job id, lo counter, lane or None; a keyed lane: the ordinal as "o<n>", see _keyed_lane)
+    lane = None
+    if len(m) > 24:
+        lane = "o" + m[25:] if m[24] == "." else int(m[24], 32)
+    return int(m[16:24], 16), int(m[8:16], 16), lane
+
+
+def _keyed_lane(conn, q, lane):
+    # a keyed lane's key from its ordinal (the lanes hash's "o<n>" -> "<held>,<leased>,<key>")
+    v = conn.hget(q.keys[11], lane)
+    if v is None:
+        return None
+    k = v.decode().split(",", 2)[2]
+    return int(k) if k == "0" or (k[:1] in "123456789" and k.isdigit() and len(k) <= 10
+                                  and int(k) < 1 << 30) else k
 
 
 def _queue_settings(conn, q):
@@ -352,6 +368,8 @@ def leased(conn, q):
     for m, exp in conn.zrange(q.keys[4], 0, -1, withscores=True):
         m = m.decode()
         i, lo, lane = _member(m[1:])
+        if isinstance(lane, str):
+            lane = _keyed_lane(conn, q, lane)
         d = int(conn.hget(q.keys[5], m[1:]) or 0)
         out.append({"id": i, "class": CLASSES[int(m[0])], "seq": (first + lo) & 0x3FFFFFFF,
                     "lane": lane, "deliveries": d, "token": "%s:%d" % (m, d),
@@ -391,7 +409,7 @@ def requeue(q, count):
 
 def queues(conn, prefix="tq"):
     """The ticketq queues on the server under `prefix` (SCAN for <prefix>{*}:meta with
-    ticketq's layout field): sorted list of (name, kind "plain"|"lanes")."""
+    ticketq's layout field): sorted list of (name, kind "plain"|"lanes"|"keyed")."""
     out = []
     head = _glob(prefix) + "{*}:meta"
     for k in conn.scan_iter(match=head, count=1000):
@@ -399,7 +417,8 @@ def queues(conn, prefix="tq"):
         v = conn.hget(k, "v") if conn.type(k) == b"hash" else None
         if v is None:
             continue
-        out.append((k[len(prefix) + 1:-6], "lanes" if v.endswith(b":lanes") else "plain"))
+        out.append((k[len(prefix) + 1:-6], "lanes" if v.endswith(b":lanes") else
+                    "keyed" if v.endswith(b":keyed") else "plain"))
     return sorted(out)
 
 
@@ -415,7 +434,8 @@ def stats(conn, q):
     i = q.info()
     t = [int(v or 0) for v in conn.hmget(q.keys[0], "hi", "lo", "pops", "acked", "returned", "buried",
                                          "expired")]
-    out = {"name": q.name, "kind": "lanes" if hasattr(q, "lanes") else "plain",
+    out = {"name": q.name, "kind": "keyed" if getattr(q, "keyed", False) else
+           "lanes" if hasattr(q, "lanes") else "plain",
            "capacity": i["capacity"], "queued": i["queued"], "leased": i["leased"], "dead": i["dead"],
            "per_class": dict(zip(CLASSES, i["classes"])),
            "next_expiry_ms": None if i["next_expiry_ms"] < 0 else i["next_expiry_ms"],
@@ -460,7 +480,7 @@ def _emit(a, data, lines):
 
 def _tline(t):
     return "%d %s seq=%d%s%s" % (t["id"], t["class"], t["seq"], "" if t.get("lane") is None else
-                                 " lane=%d" % t["lane"], " promoted" if t.get("promoted") else "")
+                                 " lane=%s" % t["lane"], " promoted" if t.get("promoted") else "")
 
 
 READS = ("list", "info", "stats", "tickets", "peek", "leased", "dead")
@@ -494,6 +514,8 @@ def parser():
     # "unrecognized arguments: --capcity". main() checks them after parsing.
     c.add_argument("--capacity", type=int, help="tickets it holds, 1..16777216 (required)")
     c.add_argument("--weights", help="lane weights, as 2,1 (a lane queue)")
+    c.add_argument("--keyed", action="store_true", help="a keyed lane queue: a lane per key")
+    c.add_argument("--max-lanes", type=int, help="a keyed lane queue's most lanes at once (default: no limit)")
     c.add_argument("--max-deliveries", type=int, default=8, help="leases before a dead letter (0: never)")
     add("list", [js], "the queues on the server (under --prefix)")
     add("info", [qn, js], "a queue's settings and numbers (as stats)")
@@ -512,6 +534,7 @@ def parser():
     u.add_argument("id", type=int, help="job id, 0..2**30-1")
     u.add_argument("--class", dest="cls", default="NORMAL", type=str.upper, choices=CLASSES)
     u.add_argument("--lane", type=int, default=0, help="lane (a lane queue)")
+    u.add_argument("--key", help="lane key (a keyed lane queue): 7 and \"7\" are one lane")
     o = add("pop", [qn, js], "pop one ticket (acked at once unless --lease-ms)")
     o.add_argument("--lease-ms", type=int, default=0, help="lease it for this long instead")
     e = add("exporter", [], "serve Prometheus metrics of the queues on http://BIND:PORT/metrics")
@@ -519,6 +542,7 @@ def parser():
     e.add_argument("--bind", default="127.0.0.1", help="address to serve on (default 127.0.0.1)")
     e.add_argument("--queue", dest="queues", action="append", metavar="Q",
                    help="a queue to watch (repeat; default: every queue under --prefix, at each scrape)")
+    _keyed_parsers(add, qn, js)
     for name, h in (("grant", "create a board's own ACL user"), ("rotate", "a new password for a user"),
                     ("revoke", "delete a user")):
         g = add(name, [], h)
@@ -582,6 +606,8 @@ def main(argv=None):
                 return _exporter(a, url)
             q = open_queue(conn, queue, a.prefix)
             q.retries = 0
+            if a.command in KEYED_COMMANDS:
+                return _keyed_command(a, q)
             return _queue_command(a, conn, q)
         except (ValueError, TypeError) as e:  # a URL redis-py cannot read, a queue name or
             p.error(hide(str(e)))             # prefix with { }, a job id or lane out of range
@@ -648,7 +674,12 @@ def _create(a, conn, url):
     else:
         raise Failure(EXIT_REFUSED, "queue %s exists already (%s): %s destroy %s --yes first "
                       "to make it again" % (a.queue, "lanes" if hasattr(q, "lanes") else "plain", _cmd(), a.queue))
-    if a.weights:
+    if a.keyed or a.max_lanes is not None:
+        if a.weights:
+            raise ValueError("--keyed and --weights: a queue has fixed lanes or keyed ones")
+        q = ticketq_fleetlanes.FleetLaneQueue(conn, a.queue, a.capacity, prefix=a.prefix,
+                                              max_deliveries=a.max_deliveries, max_lanes=a.max_lanes)
+    elif a.weights:
         try:
             w = [int(x) for x in a.weights.split(",")]
         except ValueError:
@@ -705,7 +736,13 @@ def _queue_command(a, conn, q):
         from ticketq_base import QueueFull
 
         try:
-            if hasattr(q, "lanes"):
+            if getattr(q, "keyed", False):
+                if a.key is None:
+                    raise ValueError("--key: queue %s has keyed lanes, name the lane's key" % q.name)
+                s = q.push(a.id, CLASSES.index(a.cls), _cli_key(a.key))
+            elif a.key is not None:
+                raise ValueError("--key %s: queue %s has no keyed lanes" % (a.key, q.name))
+            elif hasattr(q, "lanes"):
                 s = q.push(a.id, CLASSES.index(a.cls), a.lane)
             elif a.lane:
                 raise ValueError("--lane %d: queue %s has no lanes" % (a.lane, q.name))
@@ -732,6 +769,66 @@ def _queue_command(a, conn, q):
 
 def _text(v):
     return v.decode() if isinstance(v, bytes) else v
+
+
+# ---- keyed lanes (issue 24): the busiest lanes, one lane, its settings, pause and resume
+
+KEYED_COMMANDS = ("lanes", "lane", "lane-set", "lane-pause", "lane-resume")
+
+
+def _keyed_parsers(add, qn, js):
+    k = argparse.ArgumentParser(add_help=False)
+    k.add_argument("key", help="the lane's key (7 and \"7\" are one lane; any other text is a str key)")
+    t = add("lanes", [qn, js], "a keyed lane queue's busiest lanes (most tickets held), and its lane count")
+    t.add_argument("--top", type=int, default=10, help="how many (default 10)")
+    add("lane", [qn, k, js], "one keyed lane: queued per class, leased, weight, bound, ceiling, paused")
+    s = add("lane-set", [qn, k, js], "set a keyed lane's weight, bound or in-flight ceiling (kept for a "
+            "key with no lane too, until back to the defaults)")
+    s.add_argument("--weight", type=int, help="1..32767 (default 1)")
+    s.add_argument("--bound", type=int, help="most tickets queued plus leased, 1..capacity (default: capacity)")
+    s.add_argument("--ceiling", type=int, help="most tickets leased at once, 1..capacity (default: capacity)")
+    add("lane-pause", [qn, k, js], "pause a keyed lane: its tickets stay, none pops until lane-resume")
+    add("lane-resume", [qn, k, js], "resume a paused keyed lane (it joins the tail of its rings)")
+
+
+def _cli_key(s):
+    return s  # the server takes "7" as lane 7: the same lane as the int
+
+
+def _lane_line(key, d):
+    return "lane %s: %s, queued %s, leased %d, held %d of %d, weight %d, ceiling %d%s" % (
+        key, "exists" if d["exists"] else "no tickets", "/".join(
+            "%s=%d" % (CLASSES[c], d["queued"][c]) for c in (3, 2, 1, 0)), d["leased"], d["held"],
+        d["bound"], d["weight"], d["ceiling"], ", PAUSED" if d["paused"] else "")
+
+
+def _keyed_command(a, q):
+    if not getattr(q, "keyed", False):
+        raise Failure(EXIT_REFUSED, "queue %s has no keyed lanes (%s: for a queue made with "
+                      "create --keyed)" % (q.name, a.command))
+    cmd = a.command
+    if cmd == "lanes":
+        if a.top < 1:
+            raise ValueError("--top %d: at least 1" % a.top)
+        rows = q.busiest(a.top)
+        n = q.lane_info()
+        _emit(a, {"lanes": n["lanes"], "max_lanes": n["max_lanes"], "busiest": rows},
+              ["%d lanes%s" % (n["lanes"], "" if n["max_lanes"] is None else " of at most %d" % n["max_lanes"])] +
+              ["%s: queued %d, leased %d" % (r["key"], r["queued"], r["leased"]) for r in rows])
+        return 0
+    key = _cli_key(a.key)
+    if cmd == "lane-set":
+        if a.weight is None and a.bound is None and a.ceiling is None:
+            raise ValueError("lane-set: give --weight, --bound or --ceiling")
+        q.set_lane(key, a.weight, a.bound, a.ceiling)
+    elif cmd == "lane-pause":
+        q.pause(key)
+    elif cmd == "lane-resume":
+        q.resume(key)
+    d = q.lane(key)
+    d["key"] = key
+    _emit(a, d, [_lane_line(key, d)])
+    return 0
 
 
 if __name__ == "__main__":

@@ -643,6 +643,7 @@ def parse(run, lines, rc):
 
 # Run on every target, route and path: the heap_lock tests, the queue contract, the digest.
 CONFORM = ["test_heaplock", "test_heaplock_all", "test_heaplock_guard", "test_lanes_heaplock",
+           "test_lanes_keyed_heaplock",
            "test_deadline_heaplock", "test_wait_heaplock", "test_queue_api", "test_queue_errors",
            "test_queue_badargs", "test_digest", "test_paths"]
 # The (route, path) pairs that run every test module (the rest run CONFORM): the frozen

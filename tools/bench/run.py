@@ -1066,15 +1066,18 @@ def report(runs, info, plot_rel, quick, notes):
     md = "\n".join(L)
     fleet = fleet_module()  # the fleet tier's figures come from its own run
     res = fleet.committed()
-    return fleet.splice(md, res) if res and not quick else md
+    md = fleet.splice(md, res) if res and not quick else md
+    keyed = fleet_module("keyed.py")  # and the keyed lanes' from theirs (tools/bench/keyed.py)
+    res = keyed.committed()
+    return keyed.splice(md, res) if res and not quick else md
 
 
-def fleet_module():
-    """tools/bench/fleet.py, loaded by its path (this module is also loaded by tests, with
-    tools/bench not on sys.path)."""
+def fleet_module(name="fleet.py"):
+    """tools/bench/fleet.py (or keyed.py), loaded by its path (this module is also loaded by
+    tests, with tools/bench not on sys.path)."""
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("ticketq_bench_fleet", os.path.join(HERE, "fleet.py"))
+    spec = importlib.util.spec_from_file_location("ticketq_bench_" + name[:-3], os.path.join(HERE, name))
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
