@@ -32,6 +32,7 @@ except ImportError:  # MicroPython: no fork either
 VERSION = 1  # of the server library (ticketq_1) and the key layout it reads
 _MASK = 0x3FFFFFFF
 # The keys of one queue, in the order every function takes them (fleet/core.lua).
+_BATCH = 4096  # the most tickets or tokens one batch call carries (fleet/queue.lua BATCH_MAX)
 _SUFFIXES = ("meta", "ready", "ids", "promo", "leased", "deliv", "wake", "dead", "idem", "idemt")
 _WAKE = 6
 
@@ -125,6 +126,7 @@ class FleetQueue:
         self._client = 0  # no replay records until the server gives a number
         self._op = 0
         self._pending = None  # a pop sent without an answer: the next pop sends it again
+        self.recovered = []  # tickets of a lost pop of another kind, sent again (_popcall)
         self._dirty = 0  # a call was cut off: drop the idle connections before the next one
         self._lock = _new_lock()
         self._pid = getpid() if getpid else 0
@@ -261,8 +263,12 @@ class FleetQueue:
                               "tools/fleetctl.py install --url ...; a server with only an older "
                               "library cannot serve this client): %s" % (VERSION, msg))
         if msg.startswith("WRONGTYPE"):
-            return FleetError("queue %s: a key of the queue holds another type, so something "
-                              "else wrote there: %s" % (self.keys[0][:-5], msg))
+            # a key written over after this queue object opened it (open checks all ten
+            # types; calls trust them: docs/fleet.md, "Key types")
+            k = msg.find(" script: ")
+            return FleetError("TQTYPE ticketq: queue %s: a key of the queue holds another type, so "
+                              "another program wrote there (open the queue again to have it named): "
+                              "%s" % (self.keys[0][:-5], msg[:k] if k > 0 else msg))
         if msg.startswith("TQ"):
             k = msg.find(" script: ")  # Redis's note of the function and line: not for people
             return FleetError(msg[:k] if k > 0 else msg)
@@ -279,23 +285,62 @@ class FleetQueue:
         return s
 
     def _pop(self, lease_ms):
+        return self._popcall(self._L + "pop", (lease_ms,))
+
+    def _popcall(self, op, args):
         # The pop is `_pending` from before it is sent until its reply is taken in: whatever
         # stops it in between (a network error, an interrupt), the next pop sends it again,
         # the same, and the server replays its reply while that still holds (core.lua idem).
+        # pop, pop_many and ack_pop are each a pop: a lost one of another kind than the call
+        # now made is sent again first, and the tickets its reply carried are kept in
+        # `recovered` (theirs to process, or to ack or release), never dropped.
         self._forked()
         with self._lock:
-            a = self._pending or self._args(self._L + "pop", (lease_ms,), True)
-            self._pending = a
-            try:
-                r = self._send(a)
-            except Exception as e:
-                if isinstance(e, FleetError) or _answer(e):
-                    self._pending = None  # the server answered (an error): never sent again
-                raise
+            fn = "tq%d_%s" % (VERSION, op)
+            p = self._pending
+            if p is not None and p[1] != fn:
+                r = self._sendpop(p)
+                self.recovered.extend(self._jobs(r, p))
+                p = None
+            r = self._sendpop(p or self._args(op, args, True))
+            return r
+
+    def _sendpop(self, a):
+        self._pending = a
+        try:
+            r = self._send(a)
+        except Exception as e:
+            if isinstance(e, FleetError) or _answer(e):
+                self._pending = None  # the server answered (an error): never sent again
+            raise
+        if a[1].endswith("_pop") or a[1].endswith("_lpop"):
             if r[0] >= 0:
                 self._popped(r)
-            self._pending = None
-            return r
+        else:
+            b = self._first(a)
+            for j in range(r[b]):
+                k = b + 2 + 7 * j
+                self._popped(r[k:k + 7])
+        self._pending = None
+        return r
+
+    def _first(self, a):
+        # where a batch pop's reply {k, next expiry, tickets...} starts: after ack_pop's acks
+        return a[7 + len(self.keys)] if a[1].endswith("_ackpop") else 0
+
+    def _jobs(self, r, a):
+        # the tickets of a pop's reply (any kind) as pop_many gives them
+        if a[1].endswith("pop") and not a[1].endswith("_ackpop"):
+            return [(r[0], r[1], r[2], _text(r[5]) or None)] if r[0] >= 0 else []
+        return self._batch(r, self._first(a))
+
+    def _batch(self, r, b):
+        # the tickets of a batch pop's reply whose {k, next expiry, ...} starts at r[b]
+        out = []
+        for j in range(r[b]):
+            k = b + 2 + 7 * j
+            out.append((r[k], r[k + 1], r[k + 2], _text(r[k + 5]) or None))
+        return out
 
     def _popped(self, r):
         # pop's reply {id, class, seq, promoted, deliveries, token, pop number (, lane)}.
@@ -360,6 +405,47 @@ class FleetQueue:
         if isinstance(s, (int, float)) and type(s) is not bool and 0 < s * 750 < self.slice_ms:
             return int(s * 750) or 1
         return self.slice_ms
+
+    # ---- batches: many tickets in one call, one round trip, one replay record
+
+    def push_many(self, items):
+        a = [0]
+        for it in items:
+            if type(it) not in (tuple, list) or len(it) != 2:
+                raise TypeError("push_many: (job id, priority) pairs, not %r" % (it,))
+            _int(it[0], 0, _MASK, "job id")
+            _int(it[1], 0, 3, "priority")
+            a.append(int(it[0]))
+            a.append(int(it[1]))
+        n = len(a) // 2
+        if not 1 <= n <= _BATCH:
+            raise ValueError("push_many: 1 to %d (job id, priority) pairs, not %d" % (_BATCH, n))
+        a[0] = n
+        r = self._call("pushn", a, True)
+        if not isinstance(r, list):
+            raise QueueFull("ticket queue full: the %d tickets do not all fit (none pushed)" % n)
+        self.last_seq = r[-1]
+        return r
+
+    def pop_many(self, count, lease_ms=0):
+        _int(count, 1, _BATCH, "count")
+        _int(lease_ms, 0, _MASK, "lease_ms")
+        a = (int(lease_ms), int(count))
+        r = self._popcall("popn", a)
+        return self._batch(r, 0)
+
+    def ack_pop(self, tokens, count=1, lease_ms=0):
+        if isinstance(tokens, (str, bytes)):
+            raise TypeError("ack_pop: a list of lease tokens (one token: [token])")
+        toks = [self._token(t) for t in tokens]
+        if len(toks) > _BATCH:
+            raise ValueError("ack_pop: at most %d tokens, not %d" % (_BATCH, len(toks)))
+        _int(count, 0, _BATCH, "count")
+        _int(lease_ms, 0, _MASK, "lease_ms")
+        a = [int(lease_ms), int(count), len(toks)] + toks
+        r = self._popcall("ackpop", a)
+        n = len(toks)
+        return [x == 1 for x in r[:n]], self._batch(r, n)
 
     def peek(self):
         i = self._call(self._L + "peek")

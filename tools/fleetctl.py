@@ -120,8 +120,8 @@ def safe_url(url):
 # producer: opens and pushes only; operator: every function, clear/destroy/dead included.
 # Nobody but the server's admin (the default user) loads the library or manages users.
 _BOARD = ("open", "lopen", "client", "push", "lpush", "pop", "lpop", "peek", "lpeek", "info",
-          "lanes", "ack", "release", "touch")
-_PRODUCER = ("open", "lopen", "client", "push", "lpush", "info", "lanes")
+          "lanes", "ack", "release", "touch", "pushn", "popn", "ackpop")
+_PRODUCER = ("open", "lopen", "client", "push", "lpush", "info", "lanes", "pushn")
 ROLES = {"board": _BOARD, "producer": _PRODUCER, "operator": None}  # None: every function
 # Commands a role runs outside the functions: BLPOP (pop_until waits on the wake key);
 # operator: fleetctl's reads (LRANGE: dead letters without taking them; the others, HGET,
