@@ -63,9 +63,17 @@ local function push(keys, args)
   local m = meta(keys, 'plain')
   local id = int_arg(args[3], 0, MASK, 'job id')
   local cls = int_arg(args[4], 0, 3, 'priority')
-  return mutation(keys, args, 'push', m, function()
+  local now = now_ms()
+  return idem(keys, m, args, now, 'push', function()
+    -- Expired leases go back first only when the queue looks full: a push takes no ticket,
+    -- so the only thing reaping can change for it is the count (a ticket delivered
+    -- max_deliveries times goes to the dead list and frees its place); pops, peeks and
+    -- info reap always. (One command less per push: issue 21.)
     if full(keys, m) then
-      return -1
+      reap(keys, m, now)
+      if full(keys, m) then
+        return -1
+      end
     end
     local member, seq = stamp(keys, m, id)
     enqueue(keys, cls, member)
@@ -91,9 +99,16 @@ local function pushn(keys, args)
     ids[i] = int_arg(args[2 + 2 * i], 0, MASK, 'job id')
     cls[i] = int_arg(args[3 + 2 * i], 0, 3, 'priority')
   end
-  return mutation(keys, args, 'pushn', m, function()
-    if redis.call('ZCARD', keys[READY]) + redis.call('ZCARD', keys[LEASED]) + n > m.cap then
-      return -1
+  local now = now_ms()
+  local function fits()
+    return redis.call('ZCARD', keys[READY]) + redis.call('ZCARD', keys[LEASED]) + n <= m.cap
+  end
+  return idem(keys, m, args, now, 'pushn', function()
+    if not fits() then
+      reap(keys, m, now)  -- as push: only when it looks full
+      if not fits() then
+        return -1
+      end
     end
     if m.hi >= HI_END or (m.hi == HI_END - 1 and m.lo + n > LO) then
       fail('TQEXHAUSTED', 'queue ' .. keys[META] .. ' has used all 2**62 sequence counters')
