@@ -79,6 +79,11 @@ def _new_lock():
     return allocate_lock() if allocate_lock else _Free()
 
 
+def _single(fn):
+    # a one-ticket pop's function name (tq<V>_pop, a lane queue's tq<V>_lpop), not a batch's
+    return fn.endswith("_pop") or fn.endswith("_lpop")
+
+
 def _text(v):
     return v.decode() if isinstance(v, bytes) else v
 
@@ -126,7 +131,7 @@ class FleetQueue:
         self._client = 0  # no replay records until the server gives a number
         self._op = 0
         self._pending = None  # a pop sent without an answer: the next pop sends it again
-        self.recovered = []  # tickets of a lost pop of another kind, sent again (_popcall)
+        self.recovered = []  # tickets of a lost batch pop that a pop() sent again (_popcall)
         self._dirty = 0  # a call was cut off: drop the idle connections before the next one
         self._lock = _new_lock()
         self._pid = getpid() if getpid else 0
@@ -285,25 +290,28 @@ class FleetQueue:
         return s
 
     def _pop(self, lease_ms):
-        return self._popcall(self._L + "pop", (lease_ms,))
+        r, extra = self._popcall(self._L + "pop", (lease_ms,))
+        if extra:
+            self.recovered.extend(extra)
+        return r
 
     def _popcall(self, op, args):
         # The pop is `_pending` from before it is sent until its reply is taken in: whatever
         # stops it in between (a network error, an interrupt), the next pop sends it again,
         # the same, and the server replays its reply while that still holds (core.lua idem).
-        # pop, pop_many and ack_pop are each a pop: a lost one of another kind than the call
-        # now made is sent again first, and the tickets its reply carried are kept in
-        # `recovered` (theirs to process, or to ack or release), never dropped.
+        # pop, pop_many and ack_pop are each a pop. A lost pop is answered by the next pop();
+        # a lost batch (or a lost pop before a batch) is sent again on its own first, and
+        # the tickets its reply carried come back as `extra`: a batch call returns them
+        # before its own, a pop() keeps them in `recovered`. None is dropped.
         self._forked()
         with self._lock:
             fn = "tq%d_%s" % (VERSION, op)
             p = self._pending
-            if p is not None and p[1] != fn:
-                r = self._sendpop(p)
-                self.recovered.extend(self._jobs(r, p))
+            extra = []
+            if p is not None and (p[1] != fn or not _single(fn)):
+                extra = self._jobs(self._sendpop(p), p)
                 p = None
-            r = self._sendpop(p or self._args(op, args, True))
-            return r
+            return self._sendpop(p or self._args(op, args, True)), extra
 
     def _sendpop(self, a):
         self._pending = a
@@ -313,7 +321,7 @@ class FleetQueue:
             if isinstance(e, FleetError) or _answer(e):
                 self._pending = None  # the server answered (an error): never sent again
             raise
-        if a[1].endswith("_pop") or a[1].endswith("_lpop"):
+        if _single(a[1]):
             if r[0] >= 0:
                 self._popped(r)
         else:
@@ -330,7 +338,7 @@ class FleetQueue:
 
     def _jobs(self, r, a):
         # the tickets of a pop's reply (any kind) as pop_many gives them
-        if a[1].endswith("pop") and not a[1].endswith("_ackpop"):
+        if _single(a[1]):
             return [(r[0], r[1], r[2], _text(r[5]) or None)] if r[0] >= 0 else []
         return self._batch(r, self._first(a))
 
@@ -430,9 +438,8 @@ class FleetQueue:
     def pop_many(self, count, lease_ms=0):
         _int(count, 1, _BATCH, "count")
         _int(lease_ms, 0, _MASK, "lease_ms")
-        a = (int(lease_ms), int(count))
-        r = self._popcall("popn", a)
-        return self._batch(r, 0)
+        r, extra = self._popcall("popn", (int(lease_ms), int(count)))
+        return extra + self._batch(r, 0)
 
     def ack_pop(self, tokens, count=1, lease_ms=0):
         if isinstance(tokens, (str, bytes)):
@@ -443,9 +450,9 @@ class FleetQueue:
         _int(count, 0, _BATCH, "count")
         _int(lease_ms, 0, _MASK, "lease_ms")
         a = [int(lease_ms), int(count), len(toks)] + toks
-        r = self._popcall("ackpop", a)
+        r, extra = self._popcall("ackpop", a)
         n = len(toks)
-        return [x == 1 for x in r[:n]], self._batch(r, n)
+        return [x == 1 for x in r[:n]], extra + self._batch(r, n)
 
     def peek(self):
         i = self._call(self._L + "peek")

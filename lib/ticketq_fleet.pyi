@@ -109,9 +109,9 @@ class FleetQueue:
     """The server's number of that pop (pops of the queue before it, mod 2**30): the order
     of pops across all clients."""
     recovered: List[Job]
-    """Tickets of a lost pop of another kind than the pop that sent it again (a pop_many
-    whose reply was lost, then a pop(): docs/fleet.md, "Batches"), as pop_many gives them,
-    oldest first; yours to process, ack or release. Empty until that happens."""
+    """Tickets of a lost batch pop (pop_many, ack_pop) that a later pop() sent again
+    (docs/fleet.md, "Batches"), as pop_many gives them, in pop order; yours to process,
+    ack or release. Empty until that happens (a later batch call returns them itself)."""
 
     # What ticketq_fleetlanes.FleetLaneQueue builds on (not API): the prefix of the pop and
     # peek functions' names, where a lease token's ":" is, the call, open and pop-reply hooks.
@@ -191,8 +191,10 @@ class FleetQueue:
         take (same order, digest, aging, leases); return [(job_id, priority, seq, token),
         ...] (token: the lease token, None when lease_ms is 0), [] when nothing is queued
         (never QueueEmpty). last_* are the last ticket's. A lost reply is sent again by the
-        next pop of any kind, and replayed without the tickets whose lease no longer holds
-        (they went back to the queue). TypeError/ValueError for count or lease_ms (as pop's);
+        next pop of any kind, on its own, and replayed without the tickets whose lease no
+        longer holds (they went back to the queue); a batch call returns the tickets of such
+        a lost call before its own (so the list may be longer than count), pop() keeps them
+        in recovered. TypeError/ValueError for count or lease_ms (as pop's);
         FleetError TQKIND on a FleetLaneQueue. O(k log n); without aging a fixed number of
         Redis commands, with aging one pop's per ticket."""
 
