@@ -449,7 +449,8 @@ class FleetQueue:
             raise ValueError("ack_pop: at most %d tokens, not %d" % (_BATCH, len(toks)))
         _int(count, 0, _BATCH, "count")
         _int(lease_ms, 0, _MASK, "lease_ms")
-        a = [int(lease_ms), int(count), len(toks)] + toks
+        a = [int(lease_ms), int(count), len(toks)]  # type: list
+        a.extend(toks)
         r, extra = self._popcall("ackpop", a)
         n = len(toks)
         return [x == 1 for x in r[:n]], extra + self._batch(r, n)
