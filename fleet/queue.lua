@@ -60,7 +60,7 @@ end
 -- queue is full: queued plus leased tickets (a leased ticket may come back) reach the
 -- capacity. A refused push stores nothing and spends no sequence number.
 local function push(keys, args)
-  local m = meta(keys, 'plain')
+  local m = meta(keys, 'plain', true)
   local id = int_arg(args[3], 0, MASK, 'job id')
   local cls = int_arg(args[4], 0, 3, 'priority')
   local now = now_ms()
@@ -70,7 +70,7 @@ local function push(keys, args)
     -- max_deliveries times goes to the dead list and frees its place); pops, peeks and
     -- info reap always. (One command less per push: issue 21.)
     if full(keys, m) then
-      reap(keys, m, now)
+      reap(keys, meta(keys, 'plain'), now)
       if full(keys, m) then
         return -1
       end
@@ -88,7 +88,7 @@ end
 -- server, in a fixed number of commands (one ZADD each for ready and ids).
 local BATCH_MAX = 4096
 local function pushn(keys, args)
-  local m = meta(keys, 'plain')
+  local m = meta(keys, 'plain', true)
   local n = int_arg(args[3], 1, BATCH_MAX, 'count')
   if #args ~= 3 + 2 * n then
     fail('TQARG', 'push_many: ' .. n .. ' (job id, priority) pairs expected, got ' ..
@@ -105,7 +105,7 @@ local function pushn(keys, args)
   end
   return idem(keys, m, args, now, 'pushn', function()
     if not fits() then
-      reap(keys, m, now)  -- as push: only when it looks full
+      reap(keys, meta(keys, 'plain'), now)  -- as push: only when it looks full
       if not fits() then
         return -1
       end

@@ -120,6 +120,7 @@ class FleetQueue:
         self.conn = conn
         self.name = name
         self.keys = [prefix + "{" + name + "}:" + s for s in _SUFFIXES]
+        self._kb = [k.encode() for k in self.keys]  # sent as bytes: no encoding per call
         self.retries = retries
         self.slice_ms = slice_ms
         self.trace = None
@@ -152,8 +153,8 @@ class FleetQueue:
     # unanswered pop to the parent), and a new one when the call numbers would wrap round.
 
     def _args(self, op, args, idem=False):
-        a = ["FCALL", "tq%d_%s" % (VERSION, op), len(self.keys)]
-        a.extend(self.keys)
+        a = ["FCALL", "tq%d_%s" % (VERSION, op), len(self._kb)]  # type: list
+        a.extend(self._kb)
         if idem:
             if self._op >= _MASK:  # 2**30 - 1 calls: a new number, never a reused pair
                 self._new_client()
