@@ -43,7 +43,7 @@ local NKEYS = 10
 --                 or leased.
 --   wake    LIST  at most one token: pushed when work arrives, taken by BLPOP waiters.
 --   dead    LIST  dead-lettered tickets, "<id> <class> <seq> <deliveries>", oldest first.
---   idem    HASH  "<made>.<n>:<call>" -> "<opno>|<reply>" (record: a number, "[" and a
+--   idem    HASH  "<made>.<n>:<call>" -> "<opno>|<reply>" (record: a number, "~" and a
 --                 flat list joined by ",", or "J" and JSON): each client's last
 --                 call of each kind (push, pop, ...), replayed when sent again (a retry).
 --   idemt   ZSET  client number -> server ms of its last call (idem records expire).
@@ -328,9 +328,10 @@ end
 
 local function record(r)
   -- A reply as its replay record keeps it: a number as itself, a flat list of numbers and
-  -- strings (every reply of this library) as its items joined by ',' (a string with a ' in
-  -- front); anything else as JSON (J in front). cjson took ~4 us a call, a third of a
-  -- push's Lua time (issue 21).
+  -- strings (every reply of this library) as ~ and its items joined by ',' (a string with a
+  -- ' in front); anything else as JSON (J in front). cjson took ~4 us a call, a third of a
+  -- push's Lua time (issue 21). unrecord also reads the records of the library before it
+  -- (plain JSON: [ or {), so a call sent again across an upgrade is replayed as it was.
   if type(r) == 'number' then
     return tostring(r)
   end
@@ -348,7 +349,7 @@ local function record(r)
       end
     end
     if out and next(r, #r > 0 and #r or nil) == nil then
-      return '[' .. table.concat(out, ',')
+      return '~' .. table.concat(out, ',')
     end
   end
   return 'J' .. cjson.encode(r)
@@ -359,7 +360,9 @@ local function unrecord(s)
   local c = string.sub(s, 1, 1)
   if c == 'J' then
     return cjson.decode(string.sub(s, 2))
-  elseif c ~= '[' then
+  elseif c == '[' or c == '{' then
+    return cjson.decode(s)
+  elseif c ~= '~' then
     return tonumber(s)
   end
   local out = {}

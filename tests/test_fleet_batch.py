@@ -339,3 +339,27 @@ def test_interrupt_at_every_point_of_a_batch_board_client():
         q.destroy()
         return n
     every_point(run)
+
+
+def test_replay_records_of_the_json_format_are_still_read():
+    # The library kept replies as JSON before the batch work (issue 21); a call sent again
+    # across the upgrade (the library reloaded under the same version) is replayed from such
+    # a record as it was, not run again. Each current format round-trips too.
+    import json
+
+    srv = host()
+    conn = srv.client()
+    q = FleetQueue(conn, fleet_server.fresh_name("oldrec"), 8)
+    q.push_many([(5, 2), (6, 1)])
+    for op, args in (("pop", (60000,)), ("popn", (60000, 1)), ("pushn", (1, 7, 3)), ("push", (8, 0))):
+        a = q._args(op, args, True)
+        r1 = conn.execute_command(*a)
+        assert conn.execute_command(*a) == r1  # the current format, replayed
+        field = "%s:%s" % (q._client, op)
+        old = conn.hget(q.keys[8], field).decode()
+        plain = [x.decode() if isinstance(x, bytes) else x for x in r1] if isinstance(r1, list) else r1
+        conn.hset(q.keys[8], field, old.split("|")[0] + "|" + json.dumps(plain))
+        assert conn.execute_command(*a) == r1, (op, old)  # the JSON one, replayed the same
+    assert [t[0] for t in q.tickets()] == [7, 8]  # nothing ran twice: 5 and 6 leased
+    assert q.info()["leased"] == 2
+    q.destroy()
