@@ -43,7 +43,8 @@ local NKEYS = 10
 --                 or leased.
 --   wake    LIST  at most one token: pushed when work arrives, taken by BLPOP waiters.
 --   dead    LIST  dead-lettered tickets, "<id> <class> <seq> <deliveries>", oldest first.
---   idem    HASH  "<made>.<n>:<call>" -> "<opno>|<json reply>": each client's last
+--   idem    HASH  "<made>.<n>:<call>" -> "<opno>|<reply>" (record: a number, "~" and a
+--                 flat list joined by ",", or "J" and JSON): each client's last
 --                 call of each kind (push, pop, ...), replayed when sent again (a retry).
 --   idemt   ZSET  client number -> server ms of its last call (idem records expire).
 
@@ -52,6 +53,7 @@ local LO = 0x40000000            -- 2**30: lo counts 0 .. 2**30 - 1, then carrie
 local HI_END = 0x100000000       -- 2**32: hi stays below it, so 2**62 pushes in all
 local DIG0 = 0x2A5F0C3           -- the digest of an empty schedule (ticketq_base._DIG0)
 local IDEM_MS = 3600000          -- an idle client's replay record is dropped after 1 h
+local IDEM_STAMP_MS = 60000      -- (its idle stamp moves at most once a minute: see idem)
 local BAND = 32                  -- a lane queue's class band: 32 scores, one per lane
 local DIGITS = '0123456789abcdefghijklmnopqrst'  -- lane l is DIGITS[l + 1] (base 32)
 
@@ -100,15 +102,33 @@ local function check_keys(keys)
   end
 end
 
-local function meta(keys, kind)
+local FEW = {'v', 'cap', 'first', 'made', 'hi', 'lo'}
+local ALL = {'v', 'cap', 'first', 'made', 'hi', 'lo', 'aging', 'maxdel', 'left', 'digest', 'pops',
+  'lanes'}
+
+local function meta(keys, kind, few)
   -- The queue's settings and counters; a clear error for a missing queue, another layout,
   -- or the other kind: kind 'plain' (queue.lua's push, pop, peek, tickets) or 'lanes'
   -- (lanes.lua's), nil for the calls both kinds share, 'keyed' (keyed.lua's: a keyed lane
   -- queue, layout "<V>:keyed", refused by every other kind). m.lanes is L for a lane queue.
-  -- Every function that takes the queue's keys calls it first: it checks their types.
-  check_keys(keys)
-  local r = redis.call('HMGET', keys[META], 'v', 'cap', 'first', 'aging', 'maxdel', 'hi', 'lo',
-    'left', 'digest', 'pops', 'lanes', 'made')
+  -- few (optional): read only what a plain push needs (cap, first, made, hi, lo: the
+  -- other fields are nil), half the HMGET (each field is a scan of meta's listpack).
+  -- Every function that takes the queue's keys calls it first. The ten keys' types are
+  -- checked once per queue object, by open and client (check_keys), not by every call
+  -- (ten TYPE calls were a third of a push's server time): here only the meta hash is,
+  -- by the read every call makes anyway, and its layout field v vouches for the rest.
+  -- What that trusts: that no other program writes over a key of a live queue. One that
+  -- does makes the next call that touches that key fail with Redis's WRONGTYPE (the
+  -- client names the queue: FleetError TQTYPE), possibly after some of its writes; the
+  -- next open names the key (TQTYPE). docs/fleet.md, "Key types".
+  if #keys ~= NKEYS then
+    fail('TQARG', 'expected ' .. NKEYS .. ' keys, got ' .. #keys)
+  end
+  local r = redis.pcall('HMGET', keys[META], unpack(few and FEW or ALL))
+  if r['err'] then
+    fail('TQTYPE', 'key ' .. keys[META] .. ' holds a ' .. redis.call('TYPE', keys[META])['ok'] ..
+      ', ticketq keeps a hash there: another program uses this prefix and queue name')
+  end
   if not r[1] then
     if redis.call('EXISTS', keys[META]) == 1 then
       -- a hash without ticketq's layout field: not a queue to create over, nor one to open
@@ -134,9 +154,13 @@ local function meta(keys, kind)
   elseif kind == 'lanes' and not has then
     fail('TQKIND', 'queue ' .. keys[META] .. ' has no lanes: open it with ticketq_fleet.FleetQueue')
   end
-  return {cap = tonumber(r[2]), first = tonumber(r[3]), aging = tonumber(r[4]),
-    maxdel = tonumber(r[5]), hi = tonumber(r[6]), lo = tonumber(r[7]), left = tonumber(r[8]),
-    digest = tonumber(r[9]), pops = tonumber(r[10]), lanes = tonumber(r[11]), made = r[12] or '0'}
+  if few then
+    return {cap = tonumber(r[2]), first = tonumber(r[3]), made = r[4] or '0', hi = tonumber(r[5]),
+      lo = tonumber(r[6])}
+  end
+  return {cap = tonumber(r[2]), first = tonumber(r[3]), made = r[4] or '0', hi = tonumber(r[5]),
+    lo = tonumber(r[6]), aging = tonumber(r[7]), maxdel = tonumber(r[8]), left = tonumber(r[9]),
+    digest = tonumber(r[10]), pops = tonumber(r[11]), lanes = tonumber(r[12])}
 end
 
 local function now_client(keys, client)
@@ -222,10 +246,14 @@ local function enqueue(keys, cls, member)
   wake(keys)
 end
 
-local function forget(keys, member)
+local function forget(keys, member, m)
   -- Drop what is kept about a ticket that leaves the queue for good (and, in a lane queue,
   -- count it out of its lane: a leased ticket still counts against the lane's bound).
-  redis.call('SREM', keys[PROMO], member)
+  -- m (optional): the queue's meta; a queue without aging (m.aging 0) never promotes, so
+  -- its promo set is empty and is not touched.
+  if not m or m.aging > 0 then
+    redis.call('SREM', keys[PROMO], member)
+  end
   redis.call('HDEL', keys[DELIV], member)
   local l = lane_of(member)
   if l then
@@ -280,7 +308,8 @@ end
 -- The calls that change the queue and are made idempotent: each client has one replay
 -- record per call name, so a pop whose reply was lost is still replayable after the
 -- client's next push.
-local IDEM_OPS = {'push', 'pop', 'remove', 'clear', 'ack', 'release', 'dead'}
+local IDEM_OPS = {'push', 'pop', 'remove', 'clear', 'ack', 'release', 'dead', 'pushn', 'popn',
+  'ackpop'}
 
 local function holds(keys, token, now)
   -- Does the lease of this token (pop's reply) still hold: leased, not expired at `now`
@@ -304,6 +333,59 @@ local function pop_replayable(keys, r, now)
   return r[6] == '' or holds(keys, r[6], now)
 end
 
+local function record(r)
+  -- A reply as its replay record keeps it: a number as itself, a flat list of numbers and
+  -- strings (every reply of this library) as ~ and its items joined by ',' (a string with a
+  -- ' in front); anything else as JSON (J in front). cjson took ~4 us a call, a third of a
+  -- push's Lua time (issue 21). unrecord also reads the records of the library before it
+  -- (plain JSON: [ or {), so a call sent again across an upgrade is replayed as it was.
+  if type(r) == 'number' then
+    return tostring(r)
+  end
+  if type(r) == 'table' then
+    local out = {}
+    for i = 1, #r do
+      local v = r[i]
+      if type(v) == 'number' then
+        out[i] = tostring(v)
+      elseif type(v) == 'string' and not string.find(v, ',', 1, true) then
+        out[i] = "'" .. v
+      else
+        out = nil
+        break
+      end
+    end
+    if out and next(r, #r > 0 and #r or nil) == nil then
+      return '~' .. table.concat(out, ',')
+    end
+  end
+  return 'J' .. cjson.encode(r)
+end
+
+local function unrecord(s)
+  -- record's inverse.
+  local c = string.sub(s, 1, 1)
+  if c == 'J' then
+    return cjson.decode(string.sub(s, 2))
+  elseif c == '[' or c == '{' then
+    return cjson.decode(s)
+  elseif c ~= '~' then
+    return tonumber(s)
+  end
+  local out = {}
+  if #s == 1 then
+    return out
+  end
+  for v in string.gmatch(string.sub(s, 2) .. ',', '([^,]*),') do
+    if string.sub(v, 1, 1) == "'" then
+      out[#out + 1] = string.sub(v, 2)
+    else
+      out[#out + 1] = tonumber(v)
+    end
+  end
+  return out
+end
+
 local function idem(keys, m, args, now, op, fn, replayable)
   -- Run fn once per (client, op, opno): args[1] is the client number ('0': no record),
   -- args[2] the call's number. The reply is kept, so a call sent again after a dropped
@@ -321,7 +403,8 @@ local function idem(keys, m, args, now, op, fn, replayable)
     fail('TQSTALE', 'client ' .. client .. ' was given by an earlier queue at ' .. keys[META] ..
       ' (deleted and made again since, ' .. m.made .. '): open the queue again')
   end
-  if not redis.call('ZSCORE', keys[IDEMT], client) and op ~= 'pop' then
+  local seen = redis.call('ZSCORE', keys[IDEMT], client)
+  if not seen and op ~= 'pop' then
     -- Its records were dropped (idle an hour): this call may be one sent again whose first
     -- send ran, and running it again would push (remove, take letters) twice. Refused,
     -- nothing written: the client takes a new number (a call it never sent before is then
@@ -335,34 +418,47 @@ local function idem(keys, m, args, now, op, fn, replayable)
   if rec then
     local bar = string.find(rec, '|', 1, true)
     if string.sub(rec, 1, bar - 1) == opno then
-      local r = cjson.decode(string.sub(rec, bar + 1))
-      if not replayable or replayable(keys, r, now) then
+      local r = unrecord(string.sub(rec, bar + 1))
+      -- replayable(keys, r, now): true (send r again), false/nil (run anew), or a table:
+      -- the reply to send instead (a batch pop's, without its leases that ran out)
+      local v = not replayable or replayable(keys, r, now)
+      if v == true then
         return r
+      elseif v then
+        return v
       end
     end
   end
   local r = fn()
-  redis.call('HSET', keys[IDEM], field, opno .. '|' .. cjson.encode(r))
-  redis.call('ZADD', keys[IDEMT], now, client)
-  local old = redis.call('ZRANGEBYSCORE', keys[IDEMT], '-inf', now - IDEM_MS, 'LIMIT', 0, 8)
-  for i = 1, #old do
-    for j = 1, #IDEM_OPS do
-      redis.call('HDEL', keys[IDEM], old[i] .. ':' .. IDEM_OPS[j])
+  redis.call('HSET', keys[IDEM], field, opno .. '|' .. record(r))
+  if not seen or now - tonumber(seen) >= IDEM_STAMP_MS then
+    -- The client's stamp moves at most once a minute (a ZADD per call was a tenth of a
+    -- push): a client is dropped after IDEM_MS to IDEM_MS + IDEM_STAMP_MS idle.
+    redis.call('ZADD', keys[IDEMT], now, client)
+  end
+  -- A client's first call and every 16th drop the records of up to 8 clients idle over
+  -- IDEM_MS (a sweep at every call was a twentieth of a push).
+  if tonumber(opno) % 16 == 1 then
+    local old = redis.call('ZRANGEBYSCORE', keys[IDEMT], '-inf', now - IDEM_MS, 'LIMIT', 0, 8)
+    for i = 1, #old do
+      for j = 1, #IDEM_OPS do
+        redis.call('HDEL', keys[IDEM], old[i] .. ':' .. IDEM_OPS[j])
+      end
+      redis.call('ZREM', keys[IDEMT], old[i])
     end
-    redis.call('ZREM', keys[IDEMT], old[i])
   end
   return r
 end
 
-local function mutation(keys, args, op, m, fn)
+local function mutation(keys, args, op, m, fn, replayable)
   -- The frame of every call that changes the queue, after its arguments were checked:
-  -- replayed if it was made before (idem; a pop only while its reply still holds), else
-  -- expired leases go back first (reap), then fn(now) does the work.
+  -- replayed if it was made before (idem; a pop only while its reply still holds, or as
+  -- `replayable` says), else expired leases go back first (reap), then fn(now) does the work.
   local now = now_ms()
   return idem(keys, m, args, now, op, function()
     reap(keys, m, now)
     return fn(now)
-  end, op == 'pop' and pop_replayable or nil)
+  end, replayable or (op == 'pop' and pop_replayable) or nil)
 end
 
 local function stamp(keys, m, id)
@@ -376,7 +472,7 @@ local function stamp(keys, m, id)
   if lo == LO then
     lo, hi = 0, hi + 1
   end
-  redis.call('HSET', keys[META], 'hi', string.format('%d', hi), 'lo', lo)
+  redis.call('HSET', keys[META], 'hi', hi, 'lo', lo)  -- both < 2**32: written as integers
   return member, (m.first + m.lo) % LO
 end
 
@@ -439,7 +535,7 @@ local function claim(keys, m, now, lease, member, cls, lane, fields)
   local id, seq = job_id(member), seq_of(m, member)
   redis.call('ZREM', keys[READY], member)
   redis.call('ZREM', keys[IDS], id_key(member))
-  local promoted = redis.call('SISMEMBER', keys[PROMO], member)
+  local promoted = m.aging > 0 and redis.call('SISMEMBER', keys[PROMO], member) or 0
   local d, token = 0, ''
   if lease > 0 then
     d = redis.call('HINCRBY', keys[DELIV], member, 1)
@@ -448,7 +544,7 @@ local function claim(keys, m, now, lease, member, cls, lane, fields)
     token = lm .. ':' .. d
   else
     d = (tonumber(redis.call('HGET', keys[DELIV], member)) or 0) + 1
-    forget(keys, member)
+    forget(keys, member, m)
   end
   fields[#fields + 1] = 'digest'
   fields[#fields + 1] = digest(m.digest, id, seq, cls, lane)

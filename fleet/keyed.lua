@@ -46,9 +46,13 @@ local function ktypes(keys)
 end
 
 local function kmeta(keys)
-  -- meta (core) for a keyed lane queue, its two extra keys' types checked too.
-  local m = meta(ktypes(keys), 'keyed')
-  local r = meta({unpack(keys, 1, NKEYS)}, 'keyed')
+  -- meta (core) for a keyed lane queue. As core's meta: the twelve keys' types are checked
+  -- once per queue object, by kopen and kclient (ktypes, check_keys), not by every call;
+  -- here only their count.
+  if #keys ~= KNKEYS then
+    fail('TQARG', 'expected ' .. KNKEYS .. ' keys, got ' .. #keys)
+  end
+  local m = meta({unpack(keys, 1, NKEYS)}, 'keyed')
   local r = redis.call('HMGET', keys[META], 'maxl', 'nl')
   m.maxl, m.nl = tonumber(r[1]), tonumber(r[2])
   return m
@@ -643,6 +647,7 @@ local function kdestroy(keys, args)
 end
 
 local function kclient(keys, args)
+  check_keys(ktypes(keys))  -- a new client object checks every key's type once, as client
   local m = kmeta(keys)
   return new_client(keys, m.made)
 end

@@ -41,7 +41,7 @@ end
 local function ack(keys, args)
   return on_lease(keys, args, 'ack', function(m, lm)
     redis.call('ZREM', keys[LEASED], lm)
-    forget(keys, string.sub(lm, 2))
+    forget(keys, string.sub(lm, 2), m)
     redis.call('HINCRBY', keys[META], 'acked', 1)
     return 1
   end)
@@ -93,7 +93,59 @@ local function dead(keys, args)
   end)
 end
 
+-- ackpop (ack_pop): args client, opno, lease_ms, count (0..4096), n (0..4096), then n
+-- tokens. Acks each token as ack would (1, or 0 when its lease no longer holds; a malformed
+-- token is TQARG before anything changes), then pops up to count tickets as popn does:
+-- a worker loop's "done with these, give me the next" in one call and one replay record.
+-- Reply: the n ack results, then popn's reply. Replayed as popn is (its ack results as
+-- recorded, its tickets while their leases hold). O((n + count) log N).
+local function ackpop(keys, args)
+  local m = meta(keys, 'plain')
+  local lease = int_arg(args[3], 0, MASK, 'lease_ms')
+  local count = int_arg(args[4], 0, BATCH_MAX, 'count')
+  local n = int_arg(args[5], 0, BATCH_MAX, 'tokens')
+  if #args ~= 5 + n then
+    fail('TQARG', 'ack_pop: ' .. n .. ' tokens expected, got ' .. (#args - 5))
+  end
+  for i = 1, n do
+    local colon = string.find(args[5 + i], ':', 1, true)
+    if colon ~= 26 then
+      fail('TQARG', 'not a lease token: ' .. args[5 + i])
+    end
+  end
+  return mutation(keys, args, 'ackpop', m, function(now)
+    local out, acked = {}, 0
+    for i = 1, n do
+      local lm = held(keys, args[5 + i])
+      if lm then
+        redis.call('ZREM', keys[LEASED], lm)
+        forget(keys, string.sub(lm, 2), m)
+        acked = acked + 1
+        out[i] = 1
+      else
+        out[i] = 0
+      end
+    end
+    if acked > 0 then
+      redis.call('HINCRBY', keys[META], 'acked', acked)
+    end
+    local r
+    if count > 0 then
+      r = take_many(keys, m, now, lease, count)
+    else
+      r = {0, next_expiry(keys, now)}
+    end
+    for i = 1, #r do
+      out[n + i] = r[i]
+    end
+    return out
+  end, function(keys, r, now)
+    return many_replayable(keys, r, now, n + 1)
+  end)
+end
+
 register('ack', ack)
 register('release', release)
 register('touch', touch)
 register('dead', dead)
+register('ackpop', ackpop)

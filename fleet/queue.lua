@@ -60,16 +60,78 @@ end
 -- queue is full: queued plus leased tickets (a leased ticket may come back) reach the
 -- capacity. A refused push stores nothing and spends no sequence number.
 local function push(keys, args)
-  local m = meta(keys, 'plain')
+  local m = meta(keys, 'plain', true)
   local id = int_arg(args[3], 0, MASK, 'job id')
   local cls = int_arg(args[4], 0, 3, 'priority')
-  return mutation(keys, args, 'push', m, function()
+  local now = now_ms()
+  return idem(keys, m, args, now, 'push', function()
+    -- Expired leases go back first only when the queue looks full: a push takes no ticket,
+    -- so the only thing reaping can change for it is the count (a ticket delivered
+    -- max_deliveries times goes to the dead list and frees its place); pops, peeks and
+    -- info reap always. (One command less per push: issue 21.)
     if full(keys, m) then
-      return -1
+      reap(keys, meta(keys, 'plain'), now)
+      if full(keys, m) then
+        return -1
+      end
     end
     local member, seq = stamp(keys, m, id)
     enqueue(keys, cls, member)
     return seq
+  end)
+end
+
+-- pushn (push_many): args client, opno, n, then n pairs job id, class. Every pair is
+-- checked first (TQARG names the first bad one, nothing pushed). All n are pushed, in
+-- order, or none: -1 when they do not all fit (queued plus leased plus n > capacity).
+-- Returns the n sequence numbers. One replay record for the call. O(n log N) in the
+-- server, in a fixed number of commands (one ZADD each for ready and ids).
+local BATCH_MAX = 4096
+local function pushn(keys, args)
+  local m = meta(keys, 'plain', true)
+  local n = int_arg(args[3], 1, BATCH_MAX, 'count')
+  if #args ~= 3 + 2 * n then
+    fail('TQARG', 'push_many: ' .. n .. ' (job id, priority) pairs expected, got ' ..
+      (#args - 3) .. ' values')
+  end
+  local ids, cls = {}, {}
+  for i = 1, n do
+    ids[i] = int_arg(args[2 + 2 * i], 0, MASK, 'job id')
+    cls[i] = int_arg(args[3 + 2 * i], 0, 3, 'priority')
+  end
+  local now = now_ms()
+  local function fits()
+    return redis.call('ZCARD', keys[READY]) + redis.call('ZCARD', keys[LEASED]) + n <= m.cap
+  end
+  return idem(keys, m, args, now, 'pushn', function()
+    if not fits() then
+      reap(keys, meta(keys, 'plain'), now)  -- as push: only when it looks full
+      if not fits() then
+        return -1
+      end
+    end
+    if m.hi >= HI_END or (m.hi == HI_END - 1 and m.lo + n > LO) then
+      fail('TQEXHAUSTED', 'queue ' .. keys[META] .. ' has used all 2**62 sequence counters')
+    end
+    local zr, zi, out = {}, {}, {}
+    local hi, lo = m.hi, m.lo
+    for i = 1, n do
+      local member = string.format('%08x%08x%08x', hi, lo, ids[i])
+      out[i] = (m.first + lo) % LO
+      zr[2 * i - 1] = 3 - cls[i]
+      zr[2 * i] = member
+      zi[2 * i - 1] = 0
+      zi[2 * i] = id_key(member)
+      lo = lo + 1
+      if lo == LO then
+        lo, hi = 0, hi + 1
+      end
+    end
+    redis.call('HSET', keys[META], 'hi', string.format('%d', hi), 'lo', lo)
+    redis.call('ZADD', keys[READY], unpack(zr))
+    redis.call('ZADD', keys[IDS], unpack(zi))
+    wake(keys)
+    return out
   end)
 end
 
@@ -103,6 +165,126 @@ local function popper(kind, choose)
       return claim(keys, m, now, lease, member, cls, lane, fields)
     end)
   end
+end
+
+-- The batch pops (popn, and lease.lua's ackpop) reply flat, so a board client reads them
+-- without nesting: {k, ms until the next lease expires (-1: none; only read when k = 0),
+-- then k tickets of 7 values each, as pop's reply: id, class, seq, promoted, deliveries,
+-- token, pop number}.
+local function take_many(keys, m, now, lease, count)
+  -- Pops up to count tickets as count pops would, in one go. Without aging (m.aging 0)
+  -- nothing moves between pops, so the next count tickets are the first count members of
+  -- the ready set, taken with a fixed number of commands; with aging, a promotion may come
+  -- between two pops, so it runs claim once per ticket (and reads meta's counters again).
+  local out = {0, -1}
+  if m.aging > 0 then
+    local k = 0
+    for i = 1, count do
+      local member, cls, lane, fields = head(keys)
+      if not member then
+        break
+      end
+      local r = claim(keys, m, now, lease, member, cls, lane, fields)
+      for j = 1, 7 do
+        out[#out + 1] = r[j]
+      end
+      k = k + 1
+      local c = redis.call('HMGET', keys[META], 'digest', 'pops', 'left')
+      m.digest, m.pops, m.left = tonumber(c[1]), tonumber(c[2]), tonumber(c[3])
+    end
+    out[1] = k
+    if k == 0 then
+      out[2] = next_expiry(keys, now)
+    end
+    return out
+  end
+  local r = redis.call('ZRANGE', keys[READY], 0, count - 1, 'WITHSCORES')
+  local k = #r / 2
+  if k == 0 then
+    out[2] = next_expiry(keys, now)
+    return out
+  end
+  out[1] = k
+  local members, idk = {}, {}
+  for i = 1, k do
+    members[i] = r[2 * i - 1]
+    idk[i] = id_key(members[i])
+  end
+  redis.call('ZREM', keys[READY], unpack(members))
+  redis.call('ZREM', keys[IDS], unpack(idk))
+  local dl = redis.call('HMGET', keys[DELIV], unpack(members))
+  local g, pops = m.digest, m.pops
+  local lz, dz, had = {}, {}, false
+  local exp = string.format('%d', now + lease)
+  for i = 1, k do
+    local member = members[i]
+    local cls = 3 - tonumber(r[2 * i])
+    local id, seq = job_id(member), seq_of(m, member)
+    local d = (tonumber(dl[i]) or 0) + 1
+    had = had or dl[i] ~= false
+    local token = ''
+    if lease > 0 then
+      lz[#lz + 1] = exp
+      lz[#lz + 1] = cls .. member
+      dz[#dz + 1] = member
+      dz[#dz + 1] = d
+      token = cls .. member .. ':' .. d
+    end
+    g = digest(g, id, seq, cls, nil)
+    local o = #out
+    out[o + 1], out[o + 2], out[o + 3], out[o + 4] = id, cls, seq, 0
+    out[o + 5], out[o + 6], out[o + 7] = d, token, pops % LO
+    pops = pops + 1
+  end
+  if lease > 0 then
+    redis.call('HSET', keys[DELIV], unpack(dz))
+    redis.call('ZADD', keys[LEASED], unpack(lz))
+  elseif had then
+    redis.call('HDEL', keys[DELIV], unpack(members))
+  end
+  m.digest, m.pops = g, pops
+  redis.call('HSET', keys[META], 'digest', g, 'pops', string.format('%d', pops))
+  if redis.call('ZCARD', keys[READY]) > 0 then
+    wake(keys)
+  end
+  return out
+end
+
+local function many_replayable(keys, r, now, first)
+  -- A batch pop's recorded reply (its tickets from index `first`), sent again without the
+  -- tickets whose lease no longer holds (they went back to the queue: pop_replayable's
+  -- rule, per ticket); tickets popped without a lease left the queue and stay in it.
+  local out = {}
+  for i = 1, first - 1 do
+    out[i] = r[i]
+  end
+  local k = 0
+  for i = 0, r[first] - 1 do
+    local b = first + 2 + 7 * i
+    if r[b + 5] == '' or holds(keys, r[b + 5], now) then
+      for j = 0, 6 do
+        out[#out + 1] = r[b + j]
+      end
+      k = k + 1
+    end
+  end
+  table.insert(out, first, k)
+  table.insert(out, first + 1, r[first + 1])
+  return out
+end
+
+-- popn (pop_many): args client, opno, lease_ms, count (1..4096). Up to count tickets, as
+-- count pops in a row would give them (the take_many reply above). Replayed while its
+-- leases hold (many_replayable). O(count log N).
+local function popn(keys, args)
+  local m = meta(keys, 'plain')
+  local lease = int_arg(args[3], 0, MASK, 'lease_ms')
+  local count = int_arg(args[4], 1, BATCH_MAX, 'count')
+  return mutation(keys, args, 'popn', m, function(now)
+    return take_many(keys, m, now, lease, count)
+  end, function(keys, r, now)
+    return many_replayable(keys, r, now, 1)
+  end)
 end
 
 -- peek: the job id of the next ticket, or -1 when nothing is queued.
@@ -202,6 +384,7 @@ end
 -- client: a new client number for this queue (a forked process's, or one whose call
 -- numbers ran out), as open gives. Either kind of queue.
 local function client(keys, args)
+  check_keys(keys)  -- a new client object checks every key's type once (meta: the rest)
   local m = meta(keys)
   return new_client(keys, m.made)
 end
@@ -210,6 +393,8 @@ register('open', open)
 register('client', client)
 register('push', push)
 register('pop', popper('plain', head))
+register('pushn', pushn)
+register('popn', popn)
 register('peek', peeker('plain', head))
 register('remove', remove)
 register('info', info)

@@ -32,6 +32,7 @@ except ImportError:  # MicroPython: no fork either
 VERSION = 1  # of the server library (ticketq_1) and the key layout it reads
 _MASK = 0x3FFFFFFF
 # The keys of one queue, in the order every function takes them (fleet/core.lua).
+_BATCH = 4096  # the most tickets or tokens one batch call carries (fleet/queue.lua BATCH_MAX)
 _SUFFIXES = ("meta", "ready", "ids", "promo", "leased", "deliv", "wake", "dead", "idem", "idemt")
 _WAKE = 6
 
@@ -78,6 +79,12 @@ def _new_lock():
     return allocate_lock() if allocate_lock else _Free()
 
 
+def _single(fn):
+    # a one-ticket pop's function name (tq<V>_pop, a lane queue's tq<V>_lpop, a keyed lane
+    # queue's tq<V>_kpop), not a batch's
+    return fn.endswith("_pop") or fn.endswith("_lpop") or fn.endswith("_kpop")
+
+
 def _text(v):
     return v.decode() if isinstance(v, bytes) else v
 
@@ -114,6 +121,7 @@ class FleetQueue:
         self.conn = conn
         self.name = name
         self.keys = [prefix + "{" + name + "}:" + s for s in _SUFFIXES]
+        self._kb = [k.encode() for k in self.keys]  # sent as bytes: no encoding per call
         self.retries = retries
         self.slice_ms = slice_ms
         self.trace = None
@@ -125,6 +133,7 @@ class FleetQueue:
         self._client = 0  # no replay records until the server gives a number
         self._op = 0
         self._pending = None  # a pop sent without an answer: the next pop sends it again
+        self.recovered = []  # tickets of a lost batch pop that a pop() sent again (_popcall)
         self._dirty = 0  # a call was cut off: drop the idle connections before the next one
         self._lock = _new_lock()
         self._pid = getpid() if getpid else 0
@@ -145,8 +154,8 @@ class FleetQueue:
     # unanswered pop to the parent), and a new one when the call numbers would wrap round.
 
     def _args(self, op, args, idem=False):
-        a = ["FCALL", "tq%d_%s" % (VERSION, op), len(self.keys)]
-        a.extend(self.keys)
+        a = ["FCALL", "tq%d_%s" % (VERSION, op), len(self._kb)]  # type: list
+        a.extend(self._kb)
         if idem:
             if self._op >= _MASK:  # 2**30 - 1 calls: a new number, never a reused pair
                 self._new_client()
@@ -261,8 +270,12 @@ class FleetQueue:
                               "tools/fleetctl.py install --url ...; a server with only an older "
                               "library cannot serve this client): %s" % (VERSION, msg))
         if msg.startswith("WRONGTYPE"):
-            return FleetError("queue %s: a key of the queue holds another type, so something "
-                              "else wrote there: %s" % (self.keys[0][:-5], msg))
+            # a key written over after this queue object opened it (open checks all ten
+            # types; calls trust them: docs/fleet.md, "Key types")
+            k = msg.find(" script: ")
+            return FleetError("TQTYPE ticketq: queue %s: a key of the queue holds another type, so "
+                              "another program wrote there (open the queue again to have it named): "
+                              "%s" % (self.keys[0][:-5], msg[:k] if k > 0 else msg))
         if msg.startswith("TQ"):
             k = msg.find(" script: ")  # Redis's note of the function and line: not for people
             return FleetError(msg[:k] if k > 0 else msg)
@@ -279,23 +292,65 @@ class FleetQueue:
         return s
 
     def _pop(self, lease_ms):
+        r, extra = self._popcall(self._L + "pop", (lease_ms,))
+        if extra:
+            self.recovered.extend(extra)
+        return r
+
+    def _popcall(self, op, args):
         # The pop is `_pending` from before it is sent until its reply is taken in: whatever
         # stops it in between (a network error, an interrupt), the next pop sends it again,
         # the same, and the server replays its reply while that still holds (core.lua idem).
+        # pop, pop_many and ack_pop are each a pop. A lost pop is answered by the next pop();
+        # a lost batch (or a lost pop before a batch) is sent again on its own first, and
+        # the tickets its reply carried come back as `extra`: a batch call returns them
+        # before its own, a pop() keeps them in `recovered`. None is dropped.
         self._forked()
         with self._lock:
-            a = self._pending or self._args(self._L + "pop", (lease_ms,), True)
-            self._pending = a
-            try:
-                r = self._send(a)
-            except Exception as e:
-                if isinstance(e, FleetError) or _answer(e):
-                    self._pending = None  # the server answered (an error): never sent again
-                raise
+            fn = "tq%d_%s" % (VERSION, op)
+            p = self._pending
+            extra = []
+            if p is not None and (p[1] != fn or not _single(fn)):
+                extra = self._jobs(self._sendpop(p), p)
+                p = None
+            return self._sendpop(p or self._args(op, args, True)), extra
+
+    def _sendpop(self, a):
+        self._pending = a
+        try:
+            r = self._send(a)
+        except Exception as e:
+            if isinstance(e, FleetError) or _answer(e):
+                self._pending = None  # the server answered (an error): never sent again
+            raise
+        if _single(a[1]):
             if r[0] >= 0:
                 self._popped(r)
-            self._pending = None
-            return r
+        else:
+            b = self._first(a)
+            for j in range(r[b]):
+                k = b + 2 + 7 * j
+                self._popped(r[k:k + 7])
+        self._pending = None
+        return r
+
+    def _first(self, a):
+        # where a batch pop's reply {k, next expiry, tickets...} starts: after ack_pop's acks
+        return a[7 + len(self.keys)] if a[1].endswith("_ackpop") else 0
+
+    def _jobs(self, r, a):
+        # the tickets of a pop's reply (any kind) as pop_many gives them
+        if _single(a[1]):
+            return [(r[0], r[1], r[2], _text(r[5]) or None)] if r[0] >= 0 else []
+        return self._batch(r, self._first(a))
+
+    def _batch(self, r, b):
+        # the tickets of a batch pop's reply whose {k, next expiry, ...} starts at r[b]
+        out = []
+        for j in range(r[b]):
+            k = b + 2 + 7 * j
+            out.append((r[k], r[k + 1], r[k + 2], _text(r[k + 5]) or None))
+        return out
 
     def _popped(self, r):
         # pop's reply {id, class, seq, promoted, deliveries, token, pop number (, lane)}.
@@ -360,6 +415,47 @@ class FleetQueue:
         if isinstance(s, (int, float)) and type(s) is not bool and 0 < s * 750 < self.slice_ms:
             return int(s * 750) or 1
         return self.slice_ms
+
+    # ---- batches: many tickets in one call, one round trip, one replay record
+
+    def push_many(self, items):
+        a = [0]
+        for it in items:
+            if type(it) not in (tuple, list) or len(it) != 2:
+                raise TypeError("push_many: (job id, priority) pairs, not %r" % (it,))
+            _int(it[0], 0, _MASK, "job id")
+            _int(it[1], 0, 3, "priority")
+            a.append(int(it[0]))
+            a.append(int(it[1]))
+        n = len(a) // 2
+        if not 1 <= n <= _BATCH:
+            raise ValueError("push_many: 1 to %d (job id, priority) pairs, not %d" % (_BATCH, n))
+        a[0] = n
+        r = self._call("pushn", a, True)
+        if not isinstance(r, list):
+            raise QueueFull("ticket queue full: the %d tickets do not all fit (none pushed)" % n)
+        self.last_seq = r[-1]
+        return r
+
+    def pop_many(self, count, lease_ms=0):
+        _int(count, 1, _BATCH, "count")
+        _int(lease_ms, 0, _MASK, "lease_ms")
+        r, extra = self._popcall("popn", (int(lease_ms), int(count)))
+        return extra + self._batch(r, 0)
+
+    def ack_pop(self, tokens, count=1, lease_ms=0):
+        if isinstance(tokens, (str, bytes)):
+            raise TypeError("ack_pop: a list of lease tokens (one token: [token])")
+        toks = [self._token(t) for t in tokens]
+        if len(toks) > _BATCH:
+            raise ValueError("ack_pop: at most %d tokens, not %d" % (_BATCH, len(toks)))
+        _int(count, 0, _BATCH, "count")
+        _int(lease_ms, 0, _MASK, "lease_ms")
+        a = [int(lease_ms), int(count), len(toks)]  # type: list
+        a.extend(toks)
+        r, extra = self._popcall("ackpop", a)
+        n = len(toks)
+        return [x == 1 for x in r[:n]], extra + self._batch(r, n)
 
     def peek(self):
         i = self._call(self._L + "peek")

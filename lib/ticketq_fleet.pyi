@@ -67,6 +67,8 @@ class FleetError(Exception):
 
 
 Token = Union[bytes, str]
+Job = Tuple[int, int, int, Optional[str]]
+"""A ticket a batch pop took: (job id, class 0..3, sequence number, lease token or None)."""
 
 # Shared with ticketq_fleetlanes (not API).
 _MASK: int
@@ -106,6 +108,10 @@ class FleetQueue:
     last_pop: int
     """The server's number of that pop (pops of the queue before it, mod 2**30): the order
     of pops across all clients."""
+    recovered: List[Job]
+    """Tickets of a lost batch pop (pop_many, ack_pop) that a later pop() sent again
+    (docs/fleet.md, "Batches"), as pop_many gives them, in pop order; yours to process,
+    ack or release. Empty until that happens (a later batch call returns them itself)."""
 
     # What ticketq_fleetlanes.FleetLaneQueue builds on (not API): the prefix of the pop and
     # peek functions' names, where a lease token's ":" is, the call, open and pop-reply hooks.
@@ -127,8 +133,11 @@ class FleetQueue:
         if first_seq, aging or max_deliveries are not their defaults then); given, they must
         match an existing queue's (FleetError TQCONFIG). max_deliveries:
         0..2**30-1. name and prefix: str without ``{`` or ``}`` (name non-empty).
-        The server checks that every key of the queue is of its type (FleetError TQTYPE),
-        at open and at every later call, before that call writes anything.
+        The server checks that every key of the queue is of its type (FleetError TQTYPE,
+        naming the key) at open, before anything is written; later calls check the meta hash
+        only and trust the other nine (docs/fleet.md, "Key types": a key written over by
+        another program after that fails the calls that touch it with FleetError TQTYPE
+        naming the queue, possibly part way through).
         conn: a client object (redis-py's, ticketq_resp.Redis), never a URL: a str or bytes
         raises TypeError naming what to pass (``redis.Redis.from_url(url)``). FleetError
         messages are the server's "TQ<CODE> ticketq: ..." without Redis's note of the
@@ -167,6 +176,40 @@ class FleetQueue:
         slice_ms. Raises ticketq_wait.Timeout (a QueueEmpty) at the deadline.
         A deadline that is not a Deadline (``pop_until(2000)``, ``None``): TypeError before
         anything is sent, so no ticket is popped or leased."""
+
+    def push_many(self, items: Sequence[Tuple[int, int]]) -> List[int]:
+        """Queue 1..4096 tickets, (job_id, priority) pairs, in order, all or none, in one
+        call (one round trip, one replay record: sent again after a lost reply it pushes
+        nothing more); return their sequence numbers, in the items' order.
+
+        TypeError for an item that is not a (job_id, priority) pair, TypeError/ValueError
+        as push's for its values, ValueError for 0 or over 4096 items: nothing sent.
+        QueueFull if they do not all fit (queued + leased + len(items) > capacity): none
+        pushed, no sequence number spent. FleetError TQKIND on a FleetLaneQueue.
+        O(k log n) in the server, a fixed number of Redis commands for any k."""
+
+    def pop_many(self, count: int, lease_ms: int = 0) -> List[Job]:
+        """Take up to count (1..4096) tickets in one call, the ones count pops in a row would
+        take (same order, digest, aging, leases); return [(job_id, priority, seq, token),
+        ...] (token: the lease token, None when lease_ms is 0), [] when nothing is queued
+        (never QueueEmpty). last_* are the last ticket's. A lost reply is sent again by the
+        next pop of any kind, on its own, and replayed without the tickets whose lease no
+        longer holds (they went back to the queue); a batch call returns the tickets of such
+        a lost call before its own (so the list may be longer than count), pop() keeps them
+        in recovered. TypeError/ValueError for count or lease_ms (as pop's);
+        FleetError TQKIND on a FleetLaneQueue. O(k log n); without aging a fixed number of
+        Redis commands, with aging one pop's per ticket."""
+
+    def ack_pop(self, tokens: Sequence[Token], count: int = 1,
+                lease_ms: int = 0) -> Tuple[List[bool], List[Job]]:
+        """A worker loop's step in one call: ack every lease token of tokens (a list, 0..4096;
+        each True when its lease still held and is now done, False otherwise, as ack), then
+        pop_many(count, lease_ms) (count 0..4096; 0: ack only). Returns (acked, jobs).
+        One replay record for the whole call: sent again after a lost reply, it acks nothing
+        twice and returns its tickets while their leases hold. TypeError for a str or bytes
+        in place of the list and for a token that is not one (ValueError for a malformed
+        one): the whole call refused, nothing sent; TypeError/ValueError for count and
+        lease_ms. FleetError TQKIND on a FleetLaneQueue. O((t + k) log n)."""
 
     def peek(self) -> int:
         """Job id of the next ticket, not removed. QueueEmpty. O(1)."""

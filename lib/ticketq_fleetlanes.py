@@ -69,6 +69,12 @@ def _fold(key):
         h = (h * 33 + b) % (_MASK + 1)
     return h
 
+def _no_batch(what):
+    # The batch calls are a plain queue's: a lane queue's pop follows its lane table one
+    # ticket at a time (lanes.lua), so they are refused before anything is sent.
+    return FleetError("TQKIND ticketq: %s is FleetQueue's only: a lane queue (FleetLaneQueue) "
+                      "pushes, pops and acks one ticket per call" % what)
+
 
 def _ints(v):
     # "3,1,2" (bytes or str) -> (3, 1, 2)
@@ -169,6 +175,15 @@ class FleetLaneQueue(FleetQueue):
         if s == -2:
             raise _lane_full(int(lane), self.lane_capacity[lane])
         return s
+
+    def push_many(self, items):
+        raise _no_batch("push_many")
+
+    def pop_many(self, count, lease_ms=0):
+        raise _no_batch("pop_many")
+
+    def ack_pop(self, tokens, count=1, lease_ms=0):
+        raise _no_batch("ack_pop")
 
     def _popped(self, r):
         if self.keyed:

@@ -35,7 +35,7 @@ round trip and allocates (not for a heap_lock'ed hot path). Not for the micro:bi
 
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
-from ticketq_fleet import FleetQueue
+from ticketq_fleet import FleetQueue, Job, Token
 from ticketq_lanes import LaneFull as LaneFull
 from ticketq_base import QueueFull
 
@@ -117,6 +117,17 @@ class FleetLaneQueue(FleetQueue):
 
     def peek(self) -> int:
         """Job id of the ticket pop would return; nothing changes. QueueEmpty."""
+
+    def push_many(self, items: Sequence[Tuple[int, int]]) -> List[int]:
+        """Not for a lane queue: FleetError TQKIND before anything is sent (a lane queue's
+        pop follows its lane table one ticket per call; push, pop and ack one at a time)."""
+
+    def pop_many(self, count: int, lease_ms: int = 0) -> List[Job]:
+        """Not for a lane queue: FleetError TQKIND before anything is sent."""
+
+    def ack_pop(self, tokens: Sequence[Token], count: int = 1,
+                lease_ms: int = 0) -> Tuple[List[bool], List[Job]]:
+        """Not for a lane queue: FleetError TQKIND before anything is sent."""
 
     def lane_len(self, lane: LaneKey) -> int:
         """Tickets of this lane queued now (not leased), all classes. TypeError/ValueError

@@ -48,7 +48,7 @@ def run_on_the_unix_port(modules, passed, dropped):
 
 
 def test_board_client_contract_on_the_unix_port():
-    run_on_the_unix_port(["test_fleet_contract"], 11, 4)
+    run_on_the_unix_port(["test_fleet_contract"], 12, 6)
 
 
 def test_board_client_lanes_contract_on_the_unix_port():

@@ -195,6 +195,32 @@ def test_unanswered_pop_is_answered_by_the_next():
     f.destroy()
 
 
+def test_batches_one_call_each_and_replayed():
+    # push_many, pop_many and ack_pop on the board client: the tickets and digest of single
+    # calls in a row, and a lost reply (a batch pop, then an ack_pop) replayed, never run twice.
+    f, c = _queue("batch", 16, 0, 0, True)
+    t = TicketQueue(16)
+    items = [(i, (i * 5) % 4) for i in range(9)]
+    assert f.push_many(items) == list(range(9))
+    for i, p in items:
+        t.push(i, p)
+    raises(QueueFull, f.push_many, [(1, 1)] * 8)  # 9 + 8 > 16: none pushed
+    raises(TypeError, f.push_many, [(1, 1, 1)])
+    mark = b"drop-next-reply"
+    assert c.execute_command("ECHO", mark) == mark
+    jobs = f.pop_many(4, 60000)  # the reply was lost; sent again, replayed
+    want = [(t.pop(), t.last_priority, t.last_seq) for _ in range(4)]
+    assert [j[:3] for j in jobs] == want and f.last_deliveries == 1
+    assert f.info()["leased"] == 4
+    assert c.execute_command("ECHO", mark) == mark
+    acked, more = f.ack_pop([j[3] for j in jobs], 10, 60000)
+    assert acked == [True] * 4 and f.info()["leased"] == 5  # the acks ran once
+    assert [j[:3] for j in more] == [(t.pop(), t.last_priority, t.last_seq) for _ in range(5)]
+    assert f.ack_pop([j[3] for j in more], 0) == ([True] * 5, [])
+    assert f.digest == t.digest and len(f) == 0 and f.info()["leased"] == 0
+    f.destroy()
+
+
 def test_resp_client_connects_over_ipv6():
     # redis://[::1]:port: the socket takes the address's family (it was always IPv4). The
     # test server listens on ::1 too where the host has an IPv6 loopback.

@@ -128,9 +128,9 @@ def safe_url(url):
 # producer: opens and pushes only; operator: every function, clear/destroy/dead included.
 # Nobody but the server's admin (the default user) loads the library or manages users.
 _BOARD = ("open", "lopen", "client", "push", "lpush", "pop", "lpop", "peek", "lpeek", "info",
-          "lanes", "age", "ack", "release", "touch",  # age: the gateway's --metrics-port reads it
+          "lanes", "age", "ack", "release", "touch", "pushn", "popn", "ackpop",  # age: the gateway's --metrics-port reads it
           "kopen", "kclient", "kpush", "kpop", "kpeek", "kinfo", "klane", "kack", "krelease", "ktouch")
-_PRODUCER = ("open", "lopen", "client", "push", "lpush", "info", "lanes",
+_PRODUCER = ("open", "lopen", "client", "push", "lpush", "info", "lanes", "pushn",
              "kopen", "kclient", "kpush", "kinfo", "klane")
 ROLES = {"board": _BOARD, "producer": _PRODUCER, "operator": None}  # None: every function
 # Commands a role runs outside the functions: BLPOP (pop_until waits on the wake key);

@@ -1,191 +1,505 @@
 #!/usr/bin/env python3
-"""Fleet queue benchmark: pushes and pops per second on one local redis-server, with 1, 4 and
-16 client processes, each call a round trip or 50 calls pipelined per round trip, beside
-BullMQ's published figures. A benchmark, not a test: nothing here passes or fails on speed.
+"""Fleet tier against BullMQ on the same redis-server, side by side (issue 21).
 
-    .venv/bin/python tools/bench/fleet.py            # ~1-2 minutes; writes docs/fleet-bench.md
-                                                     #   and docs/fleet-bench.json
-    .venv/bin/python tools/bench/fleet.py --quick --out build/fleet-bench   # smoke run
+    .venv/bin/python tools/bench/fleet.py            # ~6 min on 2 shared cores: writes
+                                                     #   docs/fleet-bench.{md,json,svg} and
+                                                     #   BENCHMARKS.md's fleet section
+    .venv/bin/python tools/bench/fleet.py --smoke --out build/fleet-bench   # seconds
 
-Each measurement starts its own redis-server (Debian's, no persistence, on a free loopback
-port), loads the library, creates one queue (capacity 2**24, so no push is refused), then
-the client processes (multiprocessing, fork) open it, wait at a barrier and each do their
-share; the time runs from the barrier to the last process done. Operations:
-    push       FleetQueue.push(id, class), classes round-robin
-    pop        FleetQueue.pop() (no lease)
-    processed  FleetQueue.pop(lease_ms) then ack(token): BullMQ's "processed" (take, complete)
-"pipelined" sends 50 FCALLs of the same kind per round trip (redis-py pipeline, no MULTI);
-every call still carries its replay numbers, as FleetQueue's own do. One row also runs
-the board client (lib/ticketq_resp.py) on CPython. A second table does the same on a lane
-queue (ticketq_fleetlanes.FleetLaneQueue, LANES weights, pushes spread round-robin over the
-lanes; the pops drain the heaviest lane first, then skip its entries). The machine (CPU count, load) is
-printed with the figures: on a shared 2-core machine the clients and the server compete.
+One command: it installs BullMQ (tools/bench/bullmq/package.json pins it; `npm ci` from the
+npm registry, beside the project's other node package tools/mpvm) when it is missing, starts
+its own redis-server (Debian's, no persistence, on a free loopback port), loads ticketq's
+library, and runs ticketq (FleetQueue on redis-py, CPython) and BullMQ (Queue and Worker on
+ioredis, Node.js) on that one server, interleaved: every round runs every row once for each,
+the one that goes first alternating, and the table gives the median of the rounds. Jobs
+have no payload; ticketq's four classes are BullMQ's priorities 1..4, round-robin.
+
+Rows (jobs/s, higher is better; the time is the client's, from its first call to its last
+reply, start-up and connection excluded):
+    add 1       FleetQueue.push one call per job        / Queue.add, awaited one by one
+    add 50      FleetQueue.push_many(50 pairs)           / Queue.addBulk(50 jobs)
+    add 1000    FleetQueue.push_many(1000 pairs)         / Queue.addBulk(1000 jobs)
+    processed, concurrency c = 1, 8, 50: N queued jobs taken with a lease and acked:
+                FleetQueue.ack_pop(the c tokens done, c, lease) in a loop, one call a round
+                trip that acks the last ones and leases the next ones
+                                                        / Worker(concurrency c), no-op job
+    processed, 2 and 4 processes: as concurrency 1, in 2 or 4 client processes
+                                                        / 2 or 4 Worker processes
+Beside each: the server's CPU per job (INFO cpu, user + sys, over the measurement: every
+command and the network I/O), the time inside scripts per job (INFO commandstats: FCALL or
+EVALSHA usec, which include the commands they run) and Redis commands per job (every command
+counted by commandstats, FCALL/EVALSHA themselves not, so a script's inner commands count).
+A bare priority queue (INCR + ZADD of the same composite score, two commands a push) is
+measured in the same rounds for the push's server time. Memory: M tickets queued
+(100,000; --smoke: 2,000) against M BullMQ jobs: INFO memory's used_memory growth and the
+sum of MEMORY USAGE over the keys, per ticket or job.
+
+A benchmark, never a test: nothing here passes or fails on speed. The machine (CPUs, load)
+is printed with the figures: on a small shared machine the clients and the server compete
+for the same cores, hence interleaving and medians.
 """
 import argparse
 import json
-import multiprocessing as mp
 import os
 import platform
+import statistics
+import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-for _p in (os.path.join(ROOT, "lib"), os.path.join(ROOT, "tests"), os.path.join(ROOT, "tools")):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
-
-BATCH = 50
-LANES = [4, 2, 1, 1]  # the lane queue's weights
-BULLMQ = ("BullMQ, published (Apple Silicon laptop, Redis on the same machine, no-op jobs; "
-          "docs/gitbook/guide/postgresql.md in taskforcesh/bullmq): add() ~7,500 jobs/s one at a "
-          "time, ~38,000/s concurrent adds, ~52,000/s addBulk; processed ~6,000 jobs/s at "
-          "concurrency 1, ~18,000/s at concurrency 8-32. Those are plain (unprioritized) jobs; "
-          "BullMQ warns that prioritized adds, O(log n), are slower, and publishes no figure for them.")
+BULLMQ_DIR = os.path.join(HERE, "bullmq")
+LEASE = 60000
+ROWS = [("add", 1), ("add", 50), ("add", 1000), ("process", 1), ("process", 8), ("process", 50),
+        ("procs", 2), ("procs", 4)]
+SCRIPT_CMDS = ("fcall", "fcall_ro", "evalsha", "evalsha_ro", "eval", "eval_ro")
 
 
-def client(kind, port):
-    if kind == "resp":
-        import ticketq_resp
+def paths(root):
+    # root's lib/ and tools/ (fleetctl, which loads root's fleet/*.lua) before anything else
+    for p in (os.path.join(root, "lib"), os.path.join(root, "tools")):
+        if p not in sys.path:
+            sys.path.insert(0, p)
 
-        return ticketq_resp.Redis("127.0.0.1", port)
+
+def row_name(kind, k):
+    if kind == "add":
+        return "add %d per round trip" % k if k > 1 else "add one at a time"
+    if kind == "process":
+        return "processed (lease + ack), concurrency %d" % k
+    return "processed, %d consumer processes" % k
+
+
+# ---- the server
+
+class Server:
+    """Debian's redis-server on a free loopback port, no persistence, in a temporary folder."""
+
+    def __enter__(self):
+        import redis
+        import shutil
+        import socket
+        import tempfile
+
+        self.dir = tempfile.mkdtemp(prefix="ticketq-bench-")
+        for _ in range(5):
+            s = socket.socket()
+            s.bind(("127.0.0.1", 0))
+            self.port = s.getsockname()[1]
+            s.close()
+            self.proc = subprocess.Popen(
+                [shutil.which("redis-server") or "/usr/bin/redis-server", "--port", str(self.port), "--bind",
+                 "127.0.0.1", "--dir", self.dir, "--save", "", "--appendonly", "no", "--daemonize", "no",
+                 "--logfile", "redis.log"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            for _ in range(100):
+                try:
+                    redis.Redis(port=self.port).ping()
+                    return self
+                except redis.exceptions.ConnectionError:
+                    if self.proc.poll() is not None:
+                        break
+                    time.sleep(0.05)
+            self.__exit__()
+        raise SystemExit("redis-server did not start")
+
+    def __exit__(self, *exc):
+        import shutil
+
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        shutil.rmtree(self.dir, ignore_errors=True)
+        return False
+
+
+def redis_version():
+    v = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout.split()
+    ver = [w[2:] for w in v if w.startswith("v=")]
+    return ver[0] if ver else "?"
+
+
+def server_cpu(conn):
+    i = conn.info("cpu")
+    return float(i["used_cpu_user"]) + float(i["used_cpu_sys"])
+
+
+def reset(conn):
+    conn.flushall()  # functions stay (FUNCTION FLUSH would drop them)
+    conn.config_resetstat()
+
+
+def stats(conn, cpu0, jobs):
+    """(server CPU us/job, script us/job, commands/job) since reset() and cpu0."""
+    cs = conn.info("commandstats")
+    script_us = sum(v["usec"] for k, v in cs.items() if k.split("|")[0] in SCRIPT_CMDS)
+    if script_us == 0:  # no scripts (the bare queue): every command is a top-level one
+        script_us = sum(v["usec"] for k, v in cs.items() if k not in ("info", "config|resetstat", "flushall"))
+    cmds = sum(v["calls"] for k, v in cs.items()
+               if k.split("|")[0] not in SCRIPT_CMDS + ("info", "config", "flushall", "client", "hello",
+                                                          "select", "ping", "function"))
+    cpu = (server_cpu(conn) - cpu0) * 1e6
+    return cpu / jobs, script_us / jobs, cmds / jobs
+
+
+# ---- ticketq's side
+
+def tq_queue(conn, name):
+    from ticketq_fleet import FleetQueue
+
+    return FleetQueue(conn, name, 1 << 24, 0, 0, 8)
+
+
+def tq_add(q, n, batch, base=0):
+    if batch == 1:
+        for j in range(n):
+            q.push(base + j, j % 4)
+        return
+    if not hasattr(q, "push_many"):  # an older ticketq (--root): its calls, pipelined
+        pipe = q.conn.pipeline(transaction=False)
+        for s in range(0, n, batch):
+            for j in range(min(batch, n - s)):
+                pipe.execute_command(*q._args("push", (base + s + j, (s + j) % 4), True))
+            pipe.execute()
+        return
+    for s in range(0, n, batch):
+        k = min(batch, n - s)
+        q.push_many([(base + s + j, (s + j) % 4) for j in range(k)])
+
+
+def tq_consume(q, conc):
+    """ack_pop in a loop until the queue is empty: jobs done, wall time of the last reply."""
+    done = 0
+    toks = []
+    if not hasattr(q, "ack_pop"):  # an older ticketq (--root): pop + ack, one in flight
+        from ticketq_base import QueueEmpty
+
+        while 1:
+            try:
+                q.pop(LEASE)
+            except QueueEmpty:
+                return done, time.time()
+            q.ack(q.last_lease)
+            done += 1
+    while 1:
+        acked, jobs = q.ack_pop(toks, conc, LEASE)
+        if not jobs:
+            break
+        done += len(jobs)
+        toks = [j[3] for j in jobs]
+    return done, time.time()
+
+
+def tq_worker(port, name, conc, root):
+    # One of several consumer processes: "ready", a line on stdin, then consume.
+    paths(root)
     import redis
 
-    return redis.Redis(port=port)
+    q = tq_queue(redis.Redis(port=port), name)
+    print("ready", flush=True)
+    sys.stdin.readline()
+    done, end = tq_consume(q, conc)
+    print(json.dumps({"jobs": done, "end": end}), flush=True)
 
 
-def worker(kind, port, name, op, n, pipelined, base, barrier, done, lanes=False):
-    from ticketq_fleet import FleetQueue
-    from ticketq_fleetlanes import FleetLaneQueue
+def bare_add(conn, n):
+    # The bare priority queue: a counter and one sorted set, score = class * 2**32 + counter.
+    for j in range(n):
+        c = conn.incr("bare:seq")
+        conn.zadd("bare:ready", {str(j): (3 - j % 4) * 4294967296 + c})
 
-    conn = client(kind, port)
-    q = FleetLaneQueue(conn, name) if lanes else FleetQueue(conn, name)
-    # push j: class j % 4, and for a lane queue lane j % lanes (the last argument)
-    more = (lambda j: (j % len(LANES),)) if lanes else (lambda j: ())
-    barrier.wait()
-    if pipelined:
-        pipe = conn.pipeline(transaction=False)
-        for start in range(0, n, BATCH):
-            k = min(BATCH, n - start)
-            for j in range(k):
-                if op == "push":
-                    a = q._args(q._L + "push", (base + start + j, (start + j) % 4) + more(start + j), True)
-                else:
-                    a = q._args(q._L + "pop", (0,), True)
-                pipe.execute_command(*a)
-            r = pipe.execute()
-            assert all((x >= 0) if op == "push" else (x[0] >= 0) for x in r)
+
+# ---- BullMQ's side
+
+def ensure_bullmq(log):
+    mods = os.path.join(BULLMQ_DIR, "node_modules", "bullmq")
+    lock = os.path.join(BULLMQ_DIR, "package-lock.json")
+    if os.path.isdir(mods) and os.path.getmtime(lock) <= os.path.getmtime(os.path.join(BULLMQ_DIR, "node_modules")):
+        return
+    log("installing BullMQ from npm into %s (npm ci, package-lock.json)" % BULLMQ_DIR)
+    subprocess.run(["npm", "ci", "--prefix", BULLMQ_DIR, "--no-audit", "--no-fund", "--loglevel=error"], check=True)
+
+
+def bullmq_version():
+    with open(os.path.join(BULLMQ_DIR, "node_modules", "bullmq", "package.json")) as f:
+        return json.load(f)["version"]
+
+
+def node(port, *args):
+    p = subprocess.run(["node", os.path.join(BULLMQ_DIR, "bench.mjs"), str(port)] + [str(a) for a in args],
+                       capture_output=True, text=True, timeout=900, cwd=BULLMQ_DIR)
+    if p.returncode:
+        raise SystemExit("BullMQ run %s failed: %s" % (args, p.stderr[-2000:]))
+    return json.loads(p.stdout.strip().splitlines()[-1])
+
+
+# ---- the cells
+
+def procs_run(conn, cmds, jobs):
+    ps = [subprocess.Popen(c, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT) for c in cmds]
+    try:
+        for p in ps:
+            line = p.stdout.readline()
+            if line.strip() != "ready":
+                raise SystemExit("a consumer process did not start: %r" % line)
+        cpu0 = server_cpu(conn)
+        conn.config_resetstat()
+        t0 = time.time()
+        for p in ps:
+            p.stdin.write("go\n")
+            p.stdin.flush()
+        outs = [json.loads(p.stdout.readline()) for p in ps]
+        for p in ps:
+            p.wait(60)
+    finally:
+        for p in ps:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    done = sum(o["jobs"] for o in outs)
+    if done != jobs:
+        raise SystemExit("%d jobs processed of %d" % (done, jobs))
+    return max(o["end"] for o in outs) - t0, cpu0
+
+
+def cell(who, kind, k, conn, port, n, root):
+    """One measurement: {'rate', 'cpu_us', 'script_us', 'cmds'} (per job)."""
+    reset(conn)
+    name = "bench"
+    if who == "bare":
+        cpu0 = server_cpu(conn)
+        t0 = time.perf_counter()
+        bare_add(conn, n)
+        secs = time.perf_counter() - t0
+    elif kind == "add":
+        if who == "ticketq":
+            q = tq_queue(conn, name)
+            conn.config_resetstat()
+            cpu0 = server_cpu(conn)
+            t0 = time.perf_counter()
+            tq_add(q, n, k)
+            secs = time.perf_counter() - t0
+            assert q.info()["queued"] == n
+        else:
+            cpu0 = server_cpu(conn)
+            secs = node(port, "add", name, n, k)["secs"]
     else:
-        for j in range(n):
-            if op == "push":
-                q.push(base + j, j % 4, *more(j))
-            elif op == "pop":
-                q.pop()
+        if who == "ticketq":
+            q = tq_queue(conn, name)
+            tq_add(q, n, 1000)
+        else:
+            node(port, "add", name, n, 1000)
+        conn.config_resetstat()
+        if kind == "process":
+            if who == "ticketq":
+                cpu0 = server_cpu(conn)
+                t0 = time.perf_counter()
+                done, _ = tq_consume(q, k)
+                secs = time.perf_counter() - t0
+                assert done == n and q.info()["queued"] == 0 and q.info()["leased"] == 0
             else:
-                q.pop(60000)
-                q.ack(q.last_lease)
-    done.put(n)
+                cpu0 = server_cpu(conn)
+                secs = node(port, "process", name, n, k)["secs"]
+        else:
+            if who == "ticketq":
+                cmd = [sys.executable, os.path.abspath(__file__), "--worker", str(port), name, "1", root]
+            else:
+                cmd = ["node", os.path.join(BULLMQ_DIR, "bench.mjs"), str(port), "worker", name, "1"]
+            secs, cpu0 = procs_run(conn, [cmd] * k, n)
+    cpu, script, cmds = stats(conn, cpu0, n)
+    return {"rate": n / secs, "cpu_us": cpu, "script_us": script, "cmds": cmds}
 
 
-def measure(srv, kind, clients, op, total, pipelined, name, lanes=False):
-    n = total // clients
-    barrier = mp.Barrier(clients + 1)
-    done = mp.Queue()
-    ps = [mp.Process(target=worker, args=(kind, srv.port, name, op, n, pipelined, c * n, barrier, done, lanes))
-          for c in range(clients)]
-    for p in ps:
-        p.start()
-    barrier.wait()
-    t0 = time.perf_counter()
-    got = sum(done.get(timeout=600) for _ in ps)
-    secs = time.perf_counter() - t0
-    for p in ps:
-        p.join(60)
-        if p.exitcode != 0:
-            raise SystemExit("a %s client failed (exit %s)" % (op, p.exitcode))
-    return got / secs
-
-
-def run(quick):
-    import fleet_server
-    from ticketq_fleet import FleetQueue
-    from ticketq_fleetlanes import FleetLaneQueue
-
-    total = 1200 if quick else 24000
-    out = {"total": total, "batch": BATCH, "lane_weights": LANES}
-    plan = [("redis-py", c, p) for c in (1, 4, 16) for p in (False, True)] + [("resp", 1, False)]
-    lane_plan = [("redis-py", 1, False), ("redis-py", 1, True), ("redis-py", 4, False), ("resp", 1, False)]
-    for key, lanes, rows_plan in (("rows", False, plan), ("lane_rows", True, lane_plan)):
-        rows = out[key] = []
-        for kind, clients, pipelined in rows_plan:
-            with fleet_server.RedisServer() as srv:
-                conn = srv.client()
-                if lanes:
-                    FleetLaneQueue(conn, "bench", 1 << 24, LANES)
-                else:
-                    FleetQueue(conn, "bench", 1 << 24)
-                row = {"client": kind, "clients": clients, "pipelined": pipelined}
-                row["push"] = measure(srv, kind, clients, "push", total, pipelined, "bench", lanes)
-                row["pop"] = measure(srv, kind, clients, "pop", total, pipelined, "bench", lanes)
-                if not pipelined:
-                    (FleetLaneQueue if lanes else FleetQueue)(conn, "bench").clear()
-                    row["push_again"] = measure(srv, kind, clients, "push", total, False, "bench", lanes)
-                    row["processed"] = measure(srv, kind, clients, "processed", total, False, "bench", lanes)
-                rows.append(row)
-                print("%-5s %-8s %2d client(s) %-10s push %8.0f/s  pop %8.0f/s%s" % (
-                    "lanes" if lanes else "plain", kind, clients, "pipelined" if pipelined else "", row["push"],
-                    row["pop"], "  processed %8.0f/s" % row["processed"] if "processed" in row else ""),
-                    flush=True)
-    out.update({"machine": machine(), "quick": quick, "when": time.strftime("%Y-%m-%d")})
+def memory(conn, port, m):
+    """Bytes per queued ticket (ticketq) and per waiting job (BullMQ)."""
+    out = {}
+    for who in ("ticketq", "bullmq"):
+        reset(conn)
+        before = conn.info("memory")["used_memory"]
+        if who == "ticketq":
+            q = tq_queue(conn, "mem")
+            tq_add(q, m, 1000)
+            keys = q.keys
+        else:
+            node(port, "add", "mem", m, 1000)
+            keys = list(conn.scan_iter(count=1000))
+        after = conn.info("memory")["used_memory"]
+        usage = sum(conn.memory_usage(k, samples=0) or 0 for k in keys)
+        out[who] = {"used_memory": (after - before) / m, "memory_usage": usage / m, "keys": len(keys)}
     return out
 
 
 def machine():
-    import subprocess
-
-    v = subprocess.run(["redis-server", "--version"], capture_output=True, text=True).stdout.split()
-    ver = [w[2:] for w in v if w.startswith("v=")]
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
-    return {"cpus": os.cpu_count(), "python": platform.python_version(), "redis": ver[0] if ver else "?",
-            "load_1min": load, "platform": platform.platform()}
+    return {"cpus": os.cpu_count(), "python": platform.python_version(), "redis": redis_version(),
+            "node": subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip(),
+            "bullmq": bullmq_version(), "load_1min": load, "platform": platform.platform()}
+
+
+def run(smoke, rounds, jobs, mem_tickets, root, log):
+    paths(root)
+    import fleetctl
+    import redis
+
+    ensure_bullmq(log)
+    res = {"quick": smoke, "rounds": rounds, "jobs": jobs, "memory_tickets": mem_tickets,
+           "when": time.strftime("%Y-%m-%d"), "machine": machine(), "root": os.path.abspath(root)}
+    raw = dict(("%s %d" % r, {"ticketq": [], "bullmq": []}) for r in ROWS)
+    raw["bare"] = {"bare": []}
+    with Server() as srv:
+        conn = redis.Redis(port=srv.port)
+        fleetctl.install(conn)
+        for r in range(rounds):
+            for i, (kind, k) in enumerate(ROWS):
+                order = ("ticketq", "bullmq") if (r + i) % 2 == 0 else ("bullmq", "ticketq")
+                for who in order:
+                    n = jobs
+                    raw["%s %d" % (kind, k)][who].append(cell(who, kind, k, conn, srv.port, n, root))
+                log("round %d/%d %-42s ticketq %8.0f/s  BullMQ %8.0f/s" % (
+                    r + 1, rounds, row_name(kind, k), raw["%s %d" % (kind, k)]["ticketq"][-1]["rate"],
+                    raw["%s %d" % (kind, k)]["bullmq"][-1]["rate"]))
+            raw["bare"]["bare"].append(cell("bare", "add", 1, conn, srv.port, jobs, root))
+        res["memory"] = memory(conn, srv.port, mem_tickets)
+    res["raw"] = raw
+    res["rows"] = []
+    for kind, k in ROWS:
+        d = raw["%s %d" % (kind, k)]
+        row = {"row": row_name(kind, k), "kind": kind, "k": k}
+        for who in ("ticketq", "bullmq"):
+            for f in ("rate", "cpu_us", "script_us", "cmds"):
+                row["%s_%s" % (who, f)] = statistics.median(x[f] for x in d[who])
+        row["ratio"] = row["ticketq_rate"] / row["bullmq_rate"]
+        res["rows"].append(row)
+    b = raw["bare"]["bare"]
+    res["bare"] = dict((f, statistics.median(x[f] for x in b)) for f in ("rate", "cpu_us", "script_us", "cmds"))
+    return res
+
+
+# ---- the report
+
+def table(res):
+    out = ["| work | ticketq jobs/s | BullMQ jobs/s | ticketq / BullMQ | server CPU µs/job (ticketq / BullMQ) "
+           "| in scripts µs/job | Redis commands/job |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for r in res["rows"]:
+        out.append("| %s | %.0f | %.0f | **%.2f** | %.1f / %.1f | %.1f / %.1f | %.1f / %.1f |" % (
+            r["row"], r["ticketq_rate"], r["bullmq_rate"], r["ratio"], r["ticketq_cpu_us"], r["bullmq_cpu_us"],
+            r["ticketq_script_us"], r["bullmq_script_us"], r["ticketq_cmds"], r["bullmq_cmds"]))
+    return out
+
+
+def extra_lines(res):
+    add1 = res["rows"][0]
+    b = res["bare"]
+    mem = res["memory"]
+    return [
+        "A push's server time against a bare priority queue (`INCR` + `ZADD` of the same composite "
+        "score, two commands, measured in the same rounds): ticketq %.1f µs in its FCALL per push "
+        "(%.1f commands), the bare queue %.1f µs in its two commands: **%.2fx** (target: within 2x). "
+        "Server CPU per push, I/O included: %.1f against %.1f µs." % (
+            add1["ticketq_script_us"], add1["ticketq_cmds"], b["script_us"], add1["ticketq_script_us"] / b["script_us"],
+            add1["ticketq_cpu_us"], b["cpu_us"]),
+        "",
+        "Memory, %d queued tickets against %d waiting BullMQ jobs (no payload): ticketq %.0f B per ticket "
+        "(`INFO memory` used_memory growth; `MEMORY USAGE` of its %d keys: %.0f B), BullMQ %.0f B per job "
+        "(used_memory; `MEMORY USAGE` of its %d keys: %.0f B): **%.2fx** BullMQ's." % (
+            res["memory_tickets"], res["memory_tickets"], mem["ticketq"]["used_memory"], mem["ticketq"]["keys"],
+            mem["ticketq"]["memory_usage"], mem["bullmq"]["used_memory"], mem["bullmq"]["keys"],
+            mem["bullmq"]["memory_usage"], mem["ticketq"]["used_memory"] / mem["bullmq"]["used_memory"]),
+    ]
+
+
+def targets(res):
+    """Issue 21's targets, each met or not, from this run's figures."""
+    rows = res["rows"]
+    below = [r["row"] for r in rows if r["ratio"] < 1.0]
+    push = rows[0]["ticketq_script_us"] / res["bare"]["script_us"]
+    push_cpu = rows[0]["ticketq_cpu_us"] / res["bare"]["cpu_us"]
+    proc = [r for r in rows if r["kind"] != "add"]
+    cpu_over = [r["row"] for r in proc if r["ticketq_cpu_us"] > r["bullmq_cpu_us"]]
+    mem = res["memory"]["ticketq"]["used_memory"] / res["memory"]["bullmq"]["used_memory"]
+
+    def met(ok):
+        return "**met**" if ok else "**not met**"
+
+    return [
+        "Issue 21's targets in this run:",
+        "",
+        "- At least 1.0x BullMQ on every row: %s%s." % (
+            met(not below), "" if not below else " (below 1.0: %s)" % ", ".join(below)),
+        "- Within 2x a bare `INCR` + `ZADD` queue's server time per push: %s: %.1fx in command time "
+        "(FCALL's time includes its Lua and its %.0f inner commands' dispatch, the bare queue's two "
+        "commands count only their execution), %.1fx in server CPU with the I/O of each call (the bare "
+        "queue pays two round trips a push, ticketq one)." % (
+            met(push <= 2 or push_cpu <= 2), push, rows[0]["ticketq_cmds"], push_cpu),
+        "- Server CPU per processed job at or below BullMQ's: %s%s." % (
+            met(not cpu_over), "" if not cpu_over else " (above: %s)" % ", ".join(cpu_over)),
+        "- Memory per queued ticket at or below BullMQ's per job: %s (%.2fx)." % (met(mem <= 1), mem),
+        "- Scale-out over Redis Cluster masters: measured apart, by `tools/bench/fleet_cluster.py` "
+        "([docs/fleet-cluster.md](docs/fleet-cluster.md)).",
+    ]
+
+
+def header(res):
+    m = res["machine"]
+    return ("Generated by `tools/bench/fleet.py`%s on %s: one redis-server %s (Debian, no persistence, "
+            "loopback), ticketq's FleetQueue on redis-py (CPython %s) against BullMQ %s on ioredis (Node.js %s, "
+            "defaults: completed jobs kept), %d jobs per measurement, no payload, four classes = priorities 1..4; "
+            "%d interleaved rounds, medians. Machine: %d CPUs shared by the clients, the server and other work "
+            "(1-minute load %.1f at the start), so each figure moves between runs; read the ratios, which are "
+            "taken in the same rounds." % (
+                " --smoke" if res["quick"] else "", res["when"], m["redis"], m["python"], m["bullmq"], m["node"],
+                res["jobs"], res["rounds"], m["cpus"], m["load_1min"] or 0))
 
 
 def markdown(res):
-    m = res["machine"]
-    out = ["# Fleet queue throughput", "",
-           "Generated by `tools/bench/fleet.py`%s on %s: redis-server %s on the same machine (%d CPUs, "
-           "1-minute load %.1f at the start), CPython %s clients, %d operations per measurement, %d calls "
-           "per pipelined round trip. Each figure is one run: on a small shared machine the clients and "
-           "the server compete for the same cores, so read them as orders of magnitude." % (
-               " --quick" if res["quick"] else "", res["when"], m["redis"], m["cpus"], m["load_1min"] or 0,
-               m["python"], res["total"], res["batch"]),
-           ""]
-    out += table(res["rows"], "")
-    out += ["", "The same on a lane queue (`FleetLaneQueue`, %d lanes of weights %s, pushes spread "
-            "round-robin over the lanes). While the cursor's lane has a ticket a pop finds it with two "
-            "sorted-set reads; the pops here drain the heaviest lane first, after which they skip its "
-            "entries, reading the head of each lane left (docs/lanes.md, \"Cost per call\"):" % (
-                len(res["lane_weights"]), ":".join(map(str, res["lane_weights"]))), ""]
-    out += table(res["lane_rows"], "FleetLaneQueue, ")
-    out += ["", "Beside it: " + BULLMQ, "",
-            "What a fleet call does that a plain BullMQ add does not: it checks the queue's layout "
-            "version, the types of its ten keys (~12 us of the server's time a call, measured once: "
-            "62 against 50 us in INFO commandstats) and its capacity (queued plus leased), keeps the id index for remove, the digest and "
-            "the aging count, and records its reply for replay after a dropped connection; a pop "
-            "also returns expired leases first. Each is one FCALL, one round trip, O(log n) in the "
-            "server.", ""]
+    out = ["# Fleet tier against BullMQ", "", header(res), ""]
+    out += table(res)
+    out += [""] + extra_lines(res) + [""] + targets(res) + ["", "![jobs/s per row](fleet-bench.svg)", "",
+                                      "How each row is measured: the docstring of `tools/bench/fleet.py`.", ""]
     return "\n".join(out)
 
 
-def table(rows, what):
-    out = ["| client | clients | pipelined | push/s | pop/s | processed/s (pop with lease + ack) |",
-           "| --- | ---: | --- | ---: | ---: | ---: |"]
-    for r in rows:
-        out.append("| %s%s | %d | %s | %.0f | %.0f | %s |" % (
-            what, "redis-py" if r["client"] == "redis-py" else "ticketq_resp (board client, on CPython)",
-            r["clients"], "50 a round trip" if r["pipelined"] else "no", r["push"], r["pop"],
-            "%.0f" % r["processed"] if "processed" in r else "-"))
-    return out
+def plot(res, path, log):
+    try:
+        import matplotlib
+    except ImportError:
+        req = os.path.join(HERE, "requirements.txt")
+        if sys.prefix == sys.base_prefix:
+            log("matplotlib missing: pip install -r %s (no plot this time)" % req)
+            return False
+        log("installing matplotlib into %s (tools/bench/requirements.txt)" % sys.prefix)
+        if subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                           "-r", req]).returncode:
+            return False
+        import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows = res["rows"]
+    fig, ax = plt.subplots(figsize=(9, 4.5))
+    xs = range(len(rows))
+    ax.bar([x - 0.2 for x in xs], [r["ticketq_rate"] for r in rows], 0.4, label="ticketq FleetQueue")
+    ax.bar([x + 0.2 for x in xs], [r["bullmq_rate"] for r in rows], 0.4, label="BullMQ %s" % res["machine"]["bullmq"])
+    for x, r in zip(xs, rows):
+        ax.text(x, max(r["ticketq_rate"], r["bullmq_rate"]), "%.2fx" % r["ratio"], ha="center", va="bottom",
+                fontsize=8)
+    ax.set_xticks(list(xs))
+    ax.set_xticklabels([r["row"].replace("processed (lease + ack), ", "processed, ").replace(" per round trip", "/trip")
+                        .replace(" consumer processes", " procs") for r in rows], rotation=20, ha="right", fontsize=8)
+    ax.set_yscale("log")
+    ax.set_ylabel("jobs/s (median of %d rounds, log scale)" % res["rounds"])
+    ax.set_title("ticketq fleet tier vs BullMQ, one redis-server %s (%s)" % (res["machine"]["redis"], res["when"]),
+                 fontsize=10)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, format="svg", metadata={"Date": None})
+    plt.close(fig)
+    return True
 
 
 FLEET_BEGIN = "<!-- fleet section: generated by tools/bench/fleet.py from docs/fleet-bench.json -->"
@@ -194,18 +508,11 @@ BENCH_MD = os.path.join(ROOT, "BENCHMARKS.md")
 
 
 def section(res):
-    """BENCHMARKS.md's fleet section, from a run's fleet-bench.json: the plain queue's table
-    and BullMQ's published figures beside it; the lane table and the method stay in
-    docs/fleet-bench.md."""
-    m = res["machine"]
-    out = [FLEET_BEGIN, "", "## Fleet tier (Redis)", "",
-           "Pushes and pops per second of `FleetQueue` (lib/ticketq_fleet.py) on one local "
-           "redis-server %s, CPython %s clients, measured on %s by `tools/bench/fleet.py` (one run "
-           "each, %d CPUs shared by clients and server: orders of magnitude). Lane queues and the "
-           "method: [docs/fleet-bench.md](docs/fleet-bench.md)." % (
-               m["redis"], m["python"], res["when"], m["cpus"]), ""]
-    out += table(res["rows"], "")
-    out += ["", "Beside it: " + BULLMQ, "", FLEET_END]
+    """BENCHMARKS.md's fleet section, from a run's fleet-bench.json."""
+    out = [FLEET_BEGIN, "", "## Fleet tier (Redis) against BullMQ", "", header(res) +
+           " Method and the plot: [docs/fleet-bench.md](docs/fleet-bench.md).", ""]
+    out += table(res)
+    out += [""] + extra_lines(res) + [""] + targets(res) + ["", FLEET_END]
     return "\n".join(out)
 
 
@@ -228,19 +535,49 @@ def committed():
 
 
 def main(argv=None):
+    if argv is None:
+        argv = sys.argv[1:]
+    if argv[:1] == ["--worker"]:
+        tq_worker(int(argv[1]), argv[2], int(argv[3]), argv[4])
+        return 0
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--quick", action="store_true", help="seconds-long smoke run")
-    p.add_argument("--out", default=os.path.join(ROOT, "docs"), help="folder for fleet-bench.md and .json")
+    p.add_argument("--smoke", "--quick", dest="smoke", action="store_true",
+                   help="seconds-long run: 1 round of 200 jobs, 2,000 tickets for memory")
+    p.add_argument("--rounds", type=int, help="interleaved rounds (default 5; --smoke 1)")
+    p.add_argument("--jobs", type=int, help="jobs per measurement (default 20000; --smoke 200)")
+    p.add_argument("--memory-tickets", type=int, help="tickets and jobs for the memory line (default 100000)")
+    p.add_argument("--root", default=ROOT, help="the ticketq checkout to measure (its lib/ and fleet/): "
+                   "an older one gives the before of a change")
+    p.add_argument("--out", default=os.path.join(ROOT, "docs"), help="folder for fleet-bench.md, .json, .svg")
+    p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--render", action="store_true", help="measure nothing: write fleet-bench.md, the plot "
+                   "and BENCHMARKS.md's fleet section again from the committed docs/fleet-bench.json")
     a = p.parse_args(argv)
-    res = run(a.quick)
+    rounds = a.rounds or (1 if a.smoke else 5)
+    jobs = a.jobs or (200 if a.smoke else 20000)
+    mem = a.memory_tickets or (2000 if a.smoke else 100000)
+
+    def log(msg):
+        print(msg, flush=True)
+
+    if a.render:
+        res = committed()
+        if res is None:
+            raise SystemExit("no docs/fleet-bench.json to render")
+    else:
+        res = run(a.smoke, rounds, jobs, mem, os.path.abspath(a.root), log)
     os.makedirs(a.out, exist_ok=True)
+    if not a.no_plot:
+        res["plot"] = plot(res, os.path.join(a.out, "fleet-bench.svg"), log)
     with open(os.path.join(a.out, "fleet-bench.json"), "w") as f:
         json.dump(res, f, indent=1)
         f.write("\n")
+    md = markdown(res)
     with open(os.path.join(a.out, "fleet-bench.md"), "w") as f:
-        f.write(markdown(res))
+        f.write(md)
+    print("\n".join(table(res) + [""] + extra_lines(res)))
     print("wrote %s" % os.path.join(a.out, "fleet-bench.md"))
-    if not a.quick and os.path.abspath(a.out) == os.path.join(ROOT, "docs") and os.path.exists(BENCH_MD):
+    if not res["quick"] and os.path.abspath(a.out) == os.path.join(ROOT, "docs") and os.path.exists(BENCH_MD):
         with open(BENCH_MD) as f:
             text = f.read()
         with open(BENCH_MD, "w") as f:
