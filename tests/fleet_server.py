@@ -65,12 +65,24 @@ def server_exe():
     return valkey_server_exe() if server_kind() == "valkey" else redis_server_exe()
 
 
-def free_port():
+def _bindable(port):
     s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    try:
+        s.bind(("127.0.0.1", port))
+        return s.getsockname()[1]
+    except OSError:
+        return 0
+    finally:
+        s.close()
+
+
+def free_port(cluster=False):
+    # cluster: a cluster node also listens on its bus port, port + 10000, which must be a
+    # port (<= 65535) and free too; the kernel's ephemeral range reaches above 55535.
+    while True:
+        port = _bindable(0)
+        if not cluster or (port <= 55535 and _bindable(port + 10000)):
+            return port
 
 
 class RedisServer:
@@ -89,7 +101,7 @@ class RedisServer:
         exe = self.exe or server_exe()
         last = ""
         for _ in range(5):  # a port found free may be taken before the server binds it
-            port = self.port or free_port()
+            port = self.port or free_port(self.cluster)
             cmd = [exe, "--port", str(port), "--bind", "127.0.0.1 -::1", "--dir", self.dir,
                    "--save", "", "--appendonly", "yes" if self.appendonly else "no",
                    "--appendfsync", "always", "--daemonize", "no", "--logfile", "redis.log",
