@@ -21,6 +21,10 @@
 -- (used_c: pops the head of R_c took in its current turn).
 -- Cost: every push, pop, ack, release, remove is O(log n + log L) (a fixed number of ZSET
 -- and hash calls), never a walk over the lanes; clear is O(n + L).
+-- kage_heads (for age.lua's age, which a keyed queue's client calls with its twelve keys):
+-- the keyed meta after expired leases went back, the server ms, and the head of every
+-- (class, lane) FIFO of the ready set, as core's heads gives them: O(queued lists) calls.
+local kage_heads
 do
 local RING, LANES = 11, 12
 local KNKEYS = 12
@@ -650,6 +654,22 @@ local function kclient(keys, args)
   check_keys(ktypes(keys))  -- a new client object checks every key's type once, as client
   local m = kmeta(keys)
   return new_client(keys, m.made)
+end
+
+kage_heads = function(keys)
+  local m = kmeta(keys)
+  local now = now_ms()
+  kreap(keys, m, now)
+  local out, lo, hi = {}, 0, 4 * KB - 1
+  while lo <= hi do
+    local r = redis.call('ZRANGEBYSCORE', keys[READY], n2s(lo), n2s(hi), 'WITHSCORES', 'LIMIT', 0, 1)
+    if not r[1] then
+      break
+    end
+    out[#out + 1] = {r[1], tonumber(r[2])}
+    lo = tonumber(r[2]) + 1
+  end
+  return m, now, out
 end
 
 register('kopen', kopen)
