@@ -363,3 +363,23 @@ def test_replay_records_of_the_json_format_are_still_read():
     assert [t[0] for t in q.tickets()] == [7, 8]  # nothing ran twice: 5 and 6 leased
     assert q.info()["leased"] == 2
     q.destroy()
+
+
+def test_push_many_errors_name_the_bad_item():
+    # LIB BUG, open (lib/ticketq_fleet.py FleetQueue.push_many): docs/fleet.md's batch table
+    # promises "TypeError/ValueError as push's, naming the first bad item, nothing sent", but
+    # a bad value inside a pair raises push's bare message ("job id must be int", "priority
+    # must be 0..3"), which does not say which of up to 4096 items it was. Expected: the
+    # message names the item, by its index or its repr (a malformed pair's message already
+    # gives its repr: "pairs, not (1, 1, 0)").
+    srv = host()
+    conn = srv.client()
+    q = FleetQueue(conn, fleet_server.fresh_name("pmname"), 16)
+    for items, bad, i, exc in [([(1, 1), ("2", 1)], ("2", 1), 1, TypeError),
+                               ([(1, 1), (2, 1), (3, 4)], (3, 4), 2, ValueError),
+                               ([(M30, 1)], (M30, 1), 0, ValueError)]:
+        e = raises(exc, q.push_many, items)
+        msg = str(e)
+        assert repr(bad) in msg or ("item %d" % i) in msg or ("[%d]" % i) in msg, msg
+    assert len(q) == 0 and q.tickets() == []
+    q.destroy()
