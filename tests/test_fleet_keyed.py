@@ -704,6 +704,14 @@ def test_fleetctl_lanes_lane_set_pause_resume():
     ctl("create", plain, "--capacity", "5")
     code, out, err = ctl("lane", plain, "a")
     assert code == 1 and "has no keyed lanes" in err
+    # lane/lane-set --json name the key as tickets, leased and lanes do: an int for a
+    # canonical decimal 0..2**30-1 (lane 7 and "7" are one lane), else the str ("07" is a
+    # str lane); it was always the str, so "7" in one JSON document and 7 in another
+    for arg, key in [("7", 7), ("0", 0), ("07", "07"), ("1073741824", "1073741824"), ("a", "a")]:
+        code, out, err = ctl("lane", name, arg, "--json")
+        assert code == 0 and json.loads(out)["key"] == key, (arg, out, err)
+    code, out, _ = ctl("lane-set", name, "5", "--weight", "2", "--json")
+    assert code == 0 and json.loads(out)["key"] == 5
 
 
 def msgs(t, f, op, args):

@@ -795,6 +795,14 @@ def _cli_key(s):
     return s  # the server takes "7" as lane 7: the same lane as the int
 
 
+def _json_key(s):
+    # A key as the server replies with it (keyed.lua's reply_key, last_lane, tickets, leased,
+    # lanes): the int of a canonical decimal 0..2**30-1 (lane 7 and "7" are one), else the str.
+    if re.match(r"(0|[1-9][0-9]{0,9})\Z", s) and int(s) < 1 << 30:
+        return int(s)
+    return s
+
+
 def _lane_line(key, d):
     return "lane %s: %s, queued %s, leased %d, held %d of %d, weight %d, ceiling %d%s" % (
         key, "exists" if d["exists"] else "no tickets", "/".join(
@@ -826,7 +834,7 @@ def _keyed_command(a, q):
     elif cmd == "lane-resume":
         q.resume(key)
     d = q.lane(key)
-    d["key"] = key
+    d["key"] = _json_key(key)
     _emit(a, d, [_lane_line(key, d)])
     return 0
 
