@@ -727,3 +727,21 @@ def msgs(t, f, op, args):
         b = (type(e).__name__, str(e))
     assert a == b and a is not None, (a, b)
     return True
+
+
+def test_a_key_that_is_not_utf8_is_refused_with_the_keys_words():
+    # LIB BUG, open (lib/ticketq_fleetlanes.py, the key check): a str key with a lone
+    # surrogate ("\ud800", e.g. from os.fsdecode of a bad byte) cannot be UTF-8, and it is
+    # refused with the codec's own words ("'utf-8' codec can't encode character '\ud800'
+    # ... surrogates not allowed": a ValueError, but not one that says what a key must be).
+    # Expected: a ValueError that starts "lane key must be", as every other bad key's, and
+    # nothing sent (that part holds already).
+    conn = host().client()
+    q = keyed(conn, "surrogate", 8)
+    q.push(1, 1, "a")
+    before = dump(conn, q)
+    for call in (lambda: q.push(2, 1, "\ud800"), lambda: q.set_lane("x\udcff", 2),
+                 lambda: q.lane("\ud800")):
+        e = raises(ValueError, call)
+        assert str(e).startswith("lane key must be"), e
+    assert dump(conn, q) == before
