@@ -745,3 +745,21 @@ def test_a_key_that_is_not_utf8_is_refused_with_the_keys_words():
         e = raises(ValueError, call)
         assert str(e).startswith("lane key must be"), e
     assert dump(conn, q) == before
+
+
+def test_a_queue_opened_as_keyed_says_how_to_open_it():
+    # FleetLaneQueue(conn, name, capacity) (keyed) on a plain or a fixed-lane queue said only
+    # "has no keyed lanes" (for a plain queue too, which has no lanes at all), where every
+    # other TQKIND says which class opens the queue.
+    conn = host().client()
+    plain = FleetQueue(conn, fleet_server.fresh_name("kplain"), 8)
+    plain.push(1, 1)
+    fixed = FleetLaneQueue(conn, fleet_server.fresh_name("kfixed"), 8, [2, 1])
+    fixed.push(2, 1, 1)
+    for q, want in ((plain, "ticketq_fleet.FleetQueue"), (fixed, "ticketq_fleetlanes.FleetLaneQueue(conn, name)")):
+        before = (q.tickets(), q.digest)
+        e = raises(FleetError, FleetLaneQueue, conn, q.name, 8)
+        assert str(e).startswith("TQKIND") and "no keyed lanes" in str(e) and ("open it with " + want) in str(e), e
+        assert (q.tickets(), q.digest) == before
+    plain.destroy()
+    fixed.destroy()
