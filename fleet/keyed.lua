@@ -22,9 +22,14 @@
 -- Cost: every push, pop, ack, release, remove is O(log n + log L) (a fixed number of ZSET
 -- and hash calls), never a walk over the lanes; clear is O(n + L).
 -- kage_heads (for age.lua's age, which a keyed queue's client calls with its twelve keys):
--- the keyed meta after expired leases went back, the server ms, and the head of every
--- (class, lane) FIFO of the ready set, as core's heads gives them: O(queued lists) calls.
+-- the keyed meta after expired leases went back, the server ms, the heads of the (class,
+-- lane) FIFOs of the ready set as core's heads gives them, and whether some were left out.
+-- At most AGE_LISTS per class, the lanes made first (lowest ordinals): so one age call is
+-- at most 4 * AGE_LISTS short calls whatever the lane count (a walk of every lane's head
+-- held the server 0.7 to 1.9 s at 100,000 lanes). The oldest of the heads read is then a
+-- lower bound of the oldest ticket's age, not the oldest itself.
 local kage_heads
+local AGE_LISTS = 256
 do
 local RING, LANES = 11, 12
 local KNKEYS = 12
@@ -660,16 +665,24 @@ kage_heads = function(keys)
   local m = kmeta(keys)
   local now = now_ms()
   kreap(keys, m, now)
-  local out, lo, hi = {}, 0, 4 * KB - 1
-  while lo <= hi do
-    local r = redis.call('ZRANGEBYSCORE', keys[READY], n2s(lo), n2s(hi), 'WITHSCORES', 'LIMIT', 0, 1)
-    if not r[1] then
-      break
+  local out, partial = {}, false
+  for cls = 0, 3 do
+    local lo, hi, n = kband(cls), kband(cls) + KB - 1, 0
+    while lo <= hi do
+      local r = redis.call('ZRANGEBYSCORE', keys[READY], n2s(lo), n2s(hi), 'WITHSCORES', 'LIMIT', 0, 1)
+      if not r[1] then
+        break
+      end
+      if n == AGE_LISTS then
+        partial = true
+        break
+      end
+      n = n + 1
+      out[#out + 1] = {r[1], tonumber(r[2])}
+      lo = tonumber(r[2]) + 1
     end
-    out[#out + 1] = {r[1], tonumber(r[2])}
-    lo = tonumber(r[2]) + 1
   end
-  return m, now, out
+  return m, now, out, partial
 end
 
 register('kopen', kopen)

@@ -455,7 +455,7 @@ def age_line(a):
     if a is None:
         return "oldest queued ticket: none (nothing queued)"
     if a["max"] is None:
-        return "oldest queued ticket: at least %.1f s old (older than every age mark)" % (a["min"] / 1000.0)
+        return "oldest queued ticket: at least %.1f s old (older than every age mark, or a keyed queue's lower bound)" % (a["min"] / 1000.0)
     return "oldest queued ticket: %.1f to %.1f s old" % (a["min"] / 1000.0, a["max"] / 1000.0)
 
 
