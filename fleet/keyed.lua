@@ -611,20 +611,31 @@ end
 -- nothing pushed and no lease to end (each class from its ring's head, whose turn has used
 -- u_c pops, turns of each lane's weight now), flat: id, class, seq, 0, key, ... Tickets of
 -- lanes that are not serviceable (paused, at their ceiling) are not listed: they pop only
--- once that changes. O(n + L) calls: for audits and tests, not for a hot path.
+-- once that changes. O(n + L) calls: for audits and tests, not for a hot path. args: none,
+-- or a limit k >= 1: the first k only, reading at most k lanes of each ring and k tickets of
+-- each lane (O(k^2) calls: fleetctl peek, tickets --limit), whatever n and L.
 local function ktickets(keys, args)
   local m = kmeta(keys)
   kreap(keys, m, now_ms())
   local out = {}
+  local limit = 0
+  if args[1] ~= nil and args[1] ~= '' and args[1] ~= '0' then
+    limit = int_arg(args[1], 1, MASK, 'limit')
+  end
   local u = redis.call('HMGET', keys[META], 'u0', 'u1', 'u2', 'u3')
   for cls = 3, 0, -1 do
     local band = kband(cls)
     local q = {}
-    for _, rm in ipairs(redis.call('ZRANGEBYSCORE', keys[RING], n2s(band), '(' .. n2s(band + KB))) do
+    local rem = limit - #out / 5  -- tickets still wanted (limit > 0)
+    if limit > 0 and rem <= 0 then
+      break
+    end
+    local lim = limit > 0 and {'LIMIT', 0, rem} or {}
+    for _, rm in ipairs(redis.call('ZRANGEBYSCORE', keys[RING], n2s(band), '(' .. n2s(band + KB), unpack(lim))) do
       local ord = tonumber(string.sub(rm, 2))
       local _, _, key = lane_get(keys, ord)
       local s = n2s(band + ord)
-      q[#q + 1] = {key, (settings(keys, m, key)), redis.call('ZRANGEBYSCORE', keys[READY], s, s), 1}
+      q[#q + 1] = {key, (settings(keys, m, key)), redis.call('ZRANGEBYSCORE', keys[READY], s, s, unpack(lim)), 1}
     end
     local used = tonumber(u[cls + 1]) or 0
     local i = 1
@@ -644,6 +655,12 @@ local function ktickets(keys, args)
         q[#q + 1] = l  -- rotates to the tail
       end
       i, used = i + 1, 0
+    end
+  end
+  if limit > 0 then
+    -- a lane read short (k tickets) may show as emptied after its k-th: only past the limit
+    for j = #out, limit * 5 + 1, -1 do
+      out[j] = nil
     end
   end
   return out

@@ -459,10 +459,18 @@ def age_line(a):
     return "oldest queued ticket: %.1f to %.1f s old" % (a["min"] / 1000.0, a["max"] / 1000.0)
 
 
+def _keyed_tickets(q, limit):
+    # A keyed queue's first `limit` tickets: ktickets with a limit reads at most `limit` lanes
+    # of each ring (its full list is O(n + L) in one server call: 2.6 s at 100,000 lanes)
+    r = q.conn.execute_command("FCALL", "tq%d_ktickets" % ticketq_fleet.VERSION, len(q.keys), *(q.keys + [limit]))
+    return [(r[j], r[j + 1], r[j + 2], False, ticketq_fleetlanes._reply_key(r[j + 4])) for j in range(0, len(r), 5)]
+
+
 def ticket_rows(q, limit=None):
     """Queued tickets in pop order (dicts id, class, seq, promoted, lane), at most `limit`."""
     rows = []
-    for t in q.tickets()[:limit]:
+    ts = _keyed_tickets(q, limit) if limit and getattr(q, "keyed", False) else q.tickets()
+    for t in ts[:limit]:
         rows.append({"id": t[0], "class": CLASSES[t[1]], "seq": t[2], "promoted": bool(t[3]),
                      "lane": t[4] if len(t) > 4 else None})
     return rows
