@@ -792,3 +792,25 @@ def test_fleetctl_peek_and_tickets_limit_read_only_the_first_lanes():
     e = raises(Exception, conn.execute_command, "FCALL", "tq1_ktickets", 12, *(q.keys + ["-1"]))
     assert "TQARG" in str(e) and "limit" in str(e), e
     q.destroy()
+
+
+def test_fleetctl_requeue_on_a_keyed_queue_names_the_refusal():
+    # requeue pushes a letter to lane 0 (a letter does not record its lane); on a keyed
+    # queue whose max_lanes lanes exist without a lane 0 that is LanesFull, which fleetctl
+    # reported as "queue full after requeueing 0 of 1 dead letters" with the queue 1/10 full.
+    import time
+
+    conn = host().client()
+    q = keyed(conn, "krequeue", 10, max_lanes=1, max_deliveries=1)
+    q.push(11, 2, "x")
+    assert q.pop(1) == 11
+    time.sleep(0.01)
+    q.info()  # the lease ran out: a dead letter (one delivery at most)
+    q.push(12, 1, "a")
+    before = (q.tickets(), q.digest, conn.lrange(q.keys[7], 0, -1))
+    e = raises(fleetctl.Failure, fleetctl.requeue, q, 10)
+    assert "no lane for key 0: max_lanes (1) lanes exist" in str(e) and "queue full" not in str(e), e
+    assert (q.tickets(), q.digest, conn.lrange(q.keys[7], 0, -1)) == before  # the letter is back
+    q.pop()
+    assert fleetctl.requeue(q, 10) == [(11, "HIGH", 2)] and q.pop() == 11 and q.last_lane == 0
+    q.destroy()

@@ -390,8 +390,9 @@ def dead_letters(conn, q, count=None):
 def requeue(q, count):
     """Take up to `count` dead letters (oldest first) and push each again to its class (lane
     0 of a lane queue: a letter does not record its lane). Returns [(id, class name, new
-    seq)]. A letter whose push is refused (the queue full) is put back at the head of the
-    dead list and QueueFull raised: none is lost."""
+    seq)]. A letter whose push is refused (the queue full; a lane queue's lane 0 at its
+    bound, or a keyed queue's max_lanes reached without a lane 0) is put back at the head of
+    the dead list and Failure raised with the refusal's words: none is lost."""
     from ticketq_base import QueueFull
 
     out = []
@@ -399,11 +400,11 @@ def requeue(q, count):
     for k, (i, c, s, d) in enumerate(letters):
         try:
             out.append((i, CLASSES[c], q.push(i, c)))
-        except QueueFull:
+        except QueueFull as e:  # LaneFull, LanesFull too: the refusal's own words
             for j, cc, ss, dd in reversed(letters[k:]):
                 q.conn.lpush(q.keys[7], "%d %d %d %d" % (j, cc, ss, dd))
-            raise Failure(EXIT_REFUSED, "queue full after requeueing %d of %d dead letters; the "
-                          "other %d are dead letters again" % (k, len(letters), len(letters) - k))
+            raise Failure(EXIT_REFUSED, "%s after requeueing %d of %d dead letters; the "
+                          "other %d are dead letters again" % (e, k, len(letters), len(letters) - k))
     return out
 
 
