@@ -180,11 +180,18 @@ end
 
 local function join_all(keys, ord)
   -- A lane that became serviceable: to the tail of each R_c where it has a queued ticket
-  -- and is not already, in class order 0..3.
+  -- and is not already, in class order 0..3. Tickets that could not pop before can now: a
+  -- waiter blocked in pop_until is woken (resume, an ack under the ceiling, a raised
+  -- ceiling), as a push wakes one; else it slept on to the end of its slice (2 s).
+  local joined = false
   for cls = 0, 3 do
     if has_queued(keys, cls, ord) and not redis.call('ZSCORE', keys[RING], rmember(cls, ord)) then
       to_tail(keys, cls, ord)
+      joined = true
     end
+  end
+  if joined then
+    wake(keys)
   end
 end
 

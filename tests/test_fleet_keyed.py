@@ -814,3 +814,34 @@ def test_fleetctl_requeue_on_a_keyed_queue_names_the_refusal():
     q.pop()
     assert fleetctl.requeue(q, 10) == [(11, "HIGH", 2)] and q.pop() == 11 and q.last_lane == 0
     q.destroy()
+
+
+def test_a_lane_that_becomes_serviceable_wakes_a_waiter():
+    # resume, an ack that takes a lane under its ceiling, a raised ceiling: tickets that
+    # could not pop now can, but no waiter was woken (only a push or a returned ticket woke
+    # one), so a pop_until blocked in the server slept on to the end of its wait (2 s, or
+    # up to the socket timeout's cap). Each now leaves the one wake token a push leaves.
+    conn = host().client()
+    q = keyed(conn, "kwake", 10)
+    wake = q.keys[6]
+    for case in ("resume", "ack", "ceiling"):
+        q.clear()
+        if case == "resume":
+            q.push(1, 1, "a")
+            q.pause("a")
+            act = lambda: q.resume("a")  # noqa: E731
+        else:
+            q.set_lane("a", ceiling=1)
+            q.push(1, 1, "a")
+            q.push(2, 1, "a")
+            q.pop(60000)
+            tok = q.last_lease
+            act = (lambda: q.ack(tok)) if case == "ack" else (lambda: q.set_lane("a", ceiling=2))  # noqa: E731
+        conn.delete(wake)  # a waiter that came now would block: nothing can pop
+        raises(QueueEmpty, q.pop)
+        act()
+        assert conn.llen(wake) == 1, case  # one token: a blocked waiter's BLPOP returns
+        assert q.pop() in (1, 2) and q.last_lane == "a", case
+        q.set_lane("a", ceiling=10)
+        q.resume("a")
+    q.destroy()
