@@ -24,7 +24,9 @@
 -- marks is then known to within about 1/32 of the time the marks span). A leased ticket
 -- that comes back older than every mark kept has max_ms -1 (older than the first mark).
 -- Cost: O(MARKS + heads) per `age` call: the heads of the ready lists (4 for a plain
--- queue, up to 4 per lane for a lane queue), read as info reads them.
+-- queue, up to 4 per lane for a lane queue, up to 4 * 256 for a keyed lane queue: where a
+-- class has more lanes than 256, the lanes made first, and the answer is then a lower
+-- bound, max_ms -1), read as info reads them.
 local MARKS = 64
 
 local function before(ah, al, bh, bl)
@@ -35,10 +37,18 @@ end
 -- age: args none. Returns {min_ms, max_ms} of the oldest queued ticket, as above, or
 -- {-1, -1} when nothing is queued. Expired leases are given back first (as info).
 local function age(keys, args)
-  local m = meta(keys)
-  local now = now_ms()
-  reap(keys, m, now)
-  local hs = heads(keys, 0, m.lanes and 4 * BAND - 1 or 3)
+  local m, now, hs, partial
+  if #keys == NKEYS + 2 then
+    -- a keyed lane queue's client sends its twelve keys (keyed.lua): its meta, its reap,
+    -- and the heads of at most 256 (class, lane) FIFOs per class (partial: more exist, so
+    -- the oldest head read gives a lower bound only, max_ms -1: not known)
+    m, now, hs, partial = kage_heads(keys)
+  else
+    m = meta(keys)
+    now = now_ms()
+    reap(keys, m, now)
+    hs = heads(keys, 0, m.lanes and 4 * BAND - 1 or 3)
+  end
   local ch, cl
   for i = 1, #hs do
     local h, l = counter(hs[i][1])
@@ -86,6 +96,9 @@ local function age(keys, args)
       break
     end
     hi_ms = now - marks[i][3]
+  end
+  if partial then
+    hi_ms = -1
   end
   return {lo_ms, hi_ms}
 end

@@ -147,7 +147,9 @@ local function meta(keys, kind, few)
     -- a keyed lane queue (keyed.lua) is served by keyed.lua's functions only, and they
     -- serve nothing else
     fail('TQKIND', 'queue ' .. keys[META] .. (keyed and ' has keyed lanes: open it with ' ..
-      'ticketq_fleetlanes.FleetLaneQueue(conn, name)' or ' has no keyed lanes'))
+      'ticketq_fleetlanes.FleetLaneQueue(conn, name)' or (has and ' has no keyed lanes (fixed ' ..
+      'lanes): open it with ticketq_fleetlanes.FleetLaneQueue(conn, name), which takes its ' ..
+      'settings' or ' has no keyed lanes (no lanes): open it with ticketq_fleet.FleetQueue')))
   elseif kind == 'plain' and has then
     fail('TQKIND', 'queue ' .. keys[META] .. ' has lanes: open it with ' ..
       'ticketq_fleetlanes.FleetLaneQueue')

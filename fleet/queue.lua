@@ -6,6 +6,25 @@
 -- are a plain queue's (a lane queue has its own in lanes.lua); remove, info, clear and
 -- destroy, and lease.lua's, serve both kinds.
 
+local BULK = 4000  -- arguments per redis.call at most: Lua 5.1's unpack gives up at 8000
+
+local function bulk(cmd, key, a)
+  -- redis.call(cmd, key, a[1], a[2], ...) in slices of BULK (even: ZADD's and HSET's pairs
+  -- stay whole), the replies of a command that returns a list (HMGET) joined in order. A
+  -- batch of 4096 tickets has 8192 ZADD arguments: one unpack of them failed the call part
+  -- way ("too many results to unpack"), after the push counter had moved.
+  local out = {}
+  for i = 1, #a, BULK do
+    local r = redis.call(cmd, key, unpack(a, i, math.min(i + BULK - 1, #a)))
+    if type(r) == 'table' then
+      for j = 1, #r do
+        out[#out + 1] = r[j]
+      end
+    end
+  end
+  return out
+end
+
 local function open_queue(keys, args, kind, extra, check)
   -- open's work for both kinds: args cap (0: the queue must exist), first_seq, aging,
   -- max_deliveries. Creates the queue if it does not exist and cap > 0, with `extra` meta
@@ -128,8 +147,8 @@ local function pushn(keys, args)
       end
     end
     redis.call('HSET', keys[META], 'hi', string.format('%d', hi), 'lo', lo)
-    redis.call('ZADD', keys[READY], unpack(zr))
-    redis.call('ZADD', keys[IDS], unpack(zi))
+    bulk('ZADD', keys[READY], zr)
+    bulk('ZADD', keys[IDS], zi)
     wake(keys)
     return out
   end)
@@ -210,9 +229,9 @@ local function take_many(keys, m, now, lease, count)
     members[i] = r[2 * i - 1]
     idk[i] = id_key(members[i])
   end
-  redis.call('ZREM', keys[READY], unpack(members))
-  redis.call('ZREM', keys[IDS], unpack(idk))
-  local dl = redis.call('HMGET', keys[DELIV], unpack(members))
+  bulk('ZREM', keys[READY], members)
+  bulk('ZREM', keys[IDS], idk)
+  local dl = bulk('HMGET', keys[DELIV], members)
   local g, pops = m.digest, m.pops
   local lz, dz, had = {}, {}, false
   local exp = string.format('%d', now + lease)
@@ -237,10 +256,10 @@ local function take_many(keys, m, now, lease, count)
     pops = pops + 1
   end
   if lease > 0 then
-    redis.call('HSET', keys[DELIV], unpack(dz))
-    redis.call('ZADD', keys[LEASED], unpack(lz))
+    bulk('HSET', keys[DELIV], dz)
+    bulk('ZADD', keys[LEASED], lz)
   elseif had then
-    redis.call('HDEL', keys[DELIV], unpack(members))
+    bulk('HDEL', keys[DELIV], members)
   end
   m.digest, m.pops = g, pops
   redis.call('HSET', keys[META], 'digest', g, 'pops', string.format('%d', pops))

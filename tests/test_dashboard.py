@@ -287,6 +287,33 @@ def _http_guards(srv, url, conn):
         s.stop()
 
 
+def test_a_keyed_queue_is_sampled():
+    # A keyed lane queue (a lane per key): its panel was only an error ("TQARG ticketq:
+    # expected 10 keys, got 12", from the age call) until age.lua served keyed queues. The
+    # state carries its numbers and its leased ticket's key as the text it is (the page puts
+    # it in with textContent: the browser tests check that for a hostile queue name).
+    with Filled() as f:
+        from ticketq_fleetlanes import FleetLaneQueue
+
+        k = FleetLaneQueue(f.conn, "keyed-dash", 100)
+        k.push(99, 3, HOSTILE)
+        assert k.pop(600000) == 99
+        for i in range(30):
+            k.push(i, i % 4, "dev-%d" % (i % 10))
+        s, d = _start(f.url, actions=False, interval=5)
+        try:
+            st = s.sample()
+            assert st["ok"], st
+            [p] = [q for q in st["queues"] if q["name"] == "keyed-dash"]
+            assert p["error"] is None, p["error"]
+            assert p["stats"]["kind"] == "keyed" and p["stats"]["queued"] == 30
+            assert p["stats"]["oldest_age_ms"]["min"] >= 0
+            assert [(x["id"], x["lane"]) for x in p["leased"]] == [(99, HOSTILE)]
+        finally:
+            d.stop()
+            s.stop()
+
+
 def test_cross_origin_post_refused():
     with Filled() as f:
         _cross_origin_post_refused(f.srv, f.url, f.conn)

@@ -51,3 +51,23 @@ def test_benchmarks_md_carries_the_committed_keyed_figures():
     with open(os.path.join(root, "BENCHMARKS.md")) as f:
         text = f.read()
     assert text.count(keyed.KEYED_BEGIN) == 1 and keyed.splice(text, res) == text
+
+
+def test_a_smoke_run_without_out_never_writes_the_committed_figures():
+    # `keyed.py --quick` and `fleet.py --smoke` without --out wrote their smoke figures over
+    # docs/keyed-bench.*, docs/fleet-bench.* (and keyed.py over BENCHMARKS.md's section): a
+    # newcomer who ran the smoke command was left with the committed full runs replaced.
+    if IS_MICROPYTHON:
+        skip("loads the host benchmark scripts (host only)")
+    import importlib.util
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    docs = os.path.join(root, "docs")
+    for name in ("keyed", "fleet"):
+        spec = importlib.util.spec_from_file_location("bench_" + name, os.path.join(root, "tools", "bench", name + ".py"))
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        assert os.path.abspath(mod.default_out(False)) == docs, name  # a full run: the committed figures
+        smoke = os.path.abspath(mod.default_out(True))
+        assert smoke != docs and smoke.startswith(os.path.join(root, "build") + os.sep), (name, smoke)

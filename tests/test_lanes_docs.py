@@ -2,7 +2,7 @@
 # demonstration table is what tools/lanes_demo.py prints, so the page stays true.
 import os
 
-from support import IS_MICROPYTHON, skip
+from support import IS_MICROPYTHON, raises, skip
 
 
 def _page():
@@ -80,4 +80,40 @@ def test_fleet_example_runs_and_pops_the_lanequeue_examples_order():
     assert ns["job"] == t.pop() == 100
     assert ns["popped"] == [t.pop() for _ in range(3)] == [101, 900, 102]
     assert (q.digest, q.last_lane, len(q), q.info()["leased"]) == (t.digest, t.last_lane, len(t), 0)
+    q.destroy()
+
+
+def test_keyed_fleet_refusal_words_are_the_ones_raised():
+    # docs/lanes.md, "Keyed lanes on the fleet", quotes the LaneFull and LanesFull messages;
+    # it quoted a LanesFull text ("lanes full: max_lanes 8 lanes hold tickets") that no code
+    # raises (the fleet raises the board's words, "no lane for key 'b': max_lanes (8) lanes
+    # exist"). The quotes are checked against a real keyed queue at its limits.
+    path, text = _page()
+    import re
+
+    import fleet_server
+    from ticketq_base import QueueFull
+    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq_lanes import LaneFull, LanesFull
+
+    part = text[text.index("- **Refusals, in this order:**"):]
+    part = " ".join(part[:part.index("\n- **")].split())
+    lane_full = re.search(r"`LaneFull` \(\"([^\"]+)\"", part).group(1)
+    lanes_full = re.search(r"`LanesFull` \(\"([^\"]+)\"", part).group(1)
+    srv = fleet_server.shared()
+    conn = srv.client()
+    name = fleet_server.fresh_name("kdocs")
+    q = FleetLaneQueue(conn, name, 20, max_lanes=8)
+    for k in range(7):
+        q.push(k, 1, "k%d" % k)
+    for i in range(8):
+        q.push(50 + i, 1, "a")
+    q.set_lane("a", bound=8)
+    before = (q.tickets(), q.digest, len(q))
+    e1 = raises(LaneFull, q.push, 51, 1, "a")
+    e2 = raises(LanesFull, q.push, 52, 1, "b")
+    assert isinstance(e2, QueueFull) and not isinstance(e2, LaneFull)
+    assert (q.tickets(), q.digest, len(q)) == before
+    assert str(e1) == lane_full, (str(e1), lane_full)
+    assert str(e2) == lanes_full, (str(e2), lanes_full)
     q.destroy()

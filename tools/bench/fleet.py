@@ -535,6 +535,12 @@ def committed():
         return json.load(f)
 
 
+def default_out(smoke):
+    """Where a run writes without --out: docs/ (the committed figures, and BENCHMARKS.md's
+    section) for a full run, build/fleet-bench for a smoke run."""
+    return os.path.join(ROOT, "build", "fleet-bench") if smoke else os.path.join(ROOT, "docs")
+
+
 def main(argv=None):
     if argv is None:
         argv = sys.argv[1:]
@@ -549,7 +555,8 @@ def main(argv=None):
     p.add_argument("--memory-tickets", type=int, help="tickets and jobs for the memory line (default 100000)")
     p.add_argument("--root", default=ROOT, help="the ticketq checkout to measure (its lib/ and fleet/): "
                    "an older one gives the before of a change")
-    p.add_argument("--out", default=os.path.join(ROOT, "docs"), help="folder for fleet-bench.md, .json, .svg")
+    p.add_argument("--out", help="folder for fleet-bench.md, .json, .svg (default: docs/; --smoke: "
+                   "build/fleet-bench, so a smoke run never overwrites the committed figures)")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--render", action="store_true", help="measure nothing: write fleet-bench.md, the plot "
                    "and BENCHMARKS.md's fleet section again from the committed docs/fleet-bench.json")
@@ -567,6 +574,7 @@ def main(argv=None):
             raise SystemExit("no docs/fleet-bench.json to render")
     else:
         res = run(a.smoke, rounds, jobs, mem, os.path.abspath(a.root), log)
+    a.out = a.out or default_out(a.smoke and not a.render)
     os.makedirs(a.out, exist_ok=True)
     if not a.no_plot:
         res["plot"] = plot(res, os.path.join(a.out, "fleet-bench.svg"), log)

@@ -330,21 +330,28 @@ def committed():
         return json.load(f)
 
 
+def default_out(quick):
+    """Where a run writes without --out: docs/ (and BENCHMARKS.md's section) for a full run,
+    build/keyed-bench for a --quick one."""
+    return os.path.join(ROOT, "build", "keyed-bench") if quick else os.path.join(ROOT, "docs")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--quick", action="store_true", help="seconds-long smoke run (L = 1 and 100)")
     p.add_argument("--out", help="folder for keyed-bench.json and keyed-bench.md (default: docs/, "
-                   "and the section of BENCHMARKS.md)")
+                   "and the section of BENCHMARKS.md; --quick: build/keyed-bench, so a smoke run "
+                   "never overwrites the committed figures)")
     a = p.parse_args(argv)
     res = run(a.quick)
-    out = a.out or os.path.join(ROOT, "docs")
+    out = a.out or default_out(a.quick)
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "keyed-bench.json"), "w") as f:
         json.dump(res, f, indent=1)
         f.write("\n")
     with open(os.path.join(out, "keyed-bench.md"), "w") as f:
         f.write(section(res) + "\n")
-    if not a.out:
+    if os.path.abspath(out) == os.path.join(ROOT, "docs"):
         with open(BENCH_MD) as f:
             text = f.read()
         with open(BENCH_MD, "w") as f:
