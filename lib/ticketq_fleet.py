@@ -420,11 +420,17 @@ class FleetQueue:
 
     def push_many(self, items):
         a = [0]
+        k = 0
         for it in items:
             if type(it) not in (tuple, list) or len(it) != 2:
                 raise TypeError("push_many: (job id, priority) pairs, not %r" % (it,))
-            _int(it[0], 0, _MASK, "job id")
-            _int(it[1], 0, 3, "priority")
+            try:
+                _int(it[0], 0, _MASK, "job id")
+                _int(it[1], 0, 3, "priority")
+            except (TypeError, ValueError) as e:
+                # push's words, and which of up to 4096 items it was (nothing sent)
+                raise type(e)("push_many item %d %r: %s" % (k, tuple(it), e))
+            k += 1
             a.append(int(it[0]))
             a.append(int(it[1]))
         n = len(a) // 2

@@ -366,7 +366,7 @@ def test_replay_records_of_the_json_format_are_still_read():
 
 
 def test_push_many_errors_name_the_bad_item():
-    # LIB BUG, open (lib/ticketq_fleet.py FleetQueue.push_many): docs/fleet.md's batch table
+    # Was a lib bug (lib/ticketq_fleet.py FleetQueue.push_many): docs/fleet.md's batch table
     # promises "TypeError/ValueError as push's, naming the first bad item, nothing sent", but
     # a bad value inside a pair raises push's bare message ("job id must be int", "priority
     # must be 0..3"), which does not say which of up to 4096 items it was. Expected: the

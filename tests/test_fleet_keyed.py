@@ -730,7 +730,7 @@ def msgs(t, f, op, args):
 
 
 def test_a_key_that_is_not_utf8_is_refused_with_the_keys_words():
-    # LIB BUG, open (lib/ticketq_fleetlanes.py, the key check): a str key with a lone
+    # Was a lib bug (lib/ticketq_fleetlanes.py, the key check): a str key with a lone
     # surrogate ("\ud800", e.g. from os.fsdecode of a bad byte) cannot be UTF-8, and it is
     # refused with the codec's own words ("'utf-8' codec can't encode character '\ud800'
     # ... surrogates not allowed": a ValueError, but not one that says what a key must be).
