@@ -25,6 +25,7 @@ class Deadline:
     def __init__(self, timeout_ms, clock=None):
         self.clock = clock
         self._t = ticks_ms if clock is None else clock.ticks_ms
+        self._ms = 0  # the timeout last armed (set here: rearm under heap_lock adds no attribute)
         self.rearm(timeout_ms)
 
     def rearm(self, timeout_ms):
@@ -37,6 +38,7 @@ class Deadline:
             if not -0x20000000 < t < 0x20000000:
                 raise ValueError("timeout_ms: |t| < 2**29")
             # A timeout <= 0 is due now (never "forever"), exactly as Zephyr's K_NO_WAIT.
+            self._ms = t
             t = ticks_add(self._t(), t) if t > 0 else -1
         self._at = t
 
@@ -49,7 +51,10 @@ class Deadline:
             # sys_timepoint_timeout): an early wake-up can never stretch the total wait.
             a = ticks_diff(a, self._t())
             if a > 0:
-                return a
+                # Never more than was armed: a tick counter that steps back (the micro:bit's
+                # ticks_ms under QEMU did, by 66 ms, its ticker interrupt late) must not
+                # stretch a wait beyond its timeout.
+                return a if a <= self._ms else self._ms
             self._at = -1
         return 0
 

@@ -42,7 +42,7 @@ def _key(lane):
         raise TypeError("lane key must be int or str, not %s" % type(lane).__name__)
     try:
         n = len(lane.encode("utf-8"))
-    except UnicodeError:  # a lone surrogate ("\ud800", from os.fsdecode of a bad byte)
+    except ValueError:  # UnicodeError: a lone surrogate ("\ud800", from os.fsdecode of a bad byte)
         raise ValueError("lane key must be a str of 1..%d UTF-8 bytes, not %r" % (_KEYMAX, lane))
     if n < 1 or n > _KEYMAX:
         raise ValueError("lane key must be a str of 1..%d UTF-8 bytes, not %d" % (_KEYMAX, n))

@@ -157,8 +157,10 @@ class Deadline:
     def __init__(self, timeout_ms: Optional[int], clock: Optional[Clock] = None) -> None: ...
 
     def remaining(self) -> Optional[int]:
-        """Milliseconds left, ``0 <= ms < 2**29``, clamped at 0 once due; None for a deadline
-        that never expires. Reads the clock once."""
+        """Milliseconds left, ``0 <= ms < 2**29``, clamped at 0 once due and at the timeout
+        last armed above (a tick counter that steps back, as the micro:bit's did by 66 ms
+        under QEMU with its ticker interrupt late, cannot stretch a wait); None for a
+        deadline that never expires. Reads the clock once."""
 
     def expired(self) -> bool:
         """True once the deadline has passed (``remaining() == 0``); always False for None."""

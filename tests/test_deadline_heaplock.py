@@ -23,7 +23,10 @@ def test_remaining_expired_rearm_allocate_nothing():
     c = FakeClock(-100)
     d = Deadline(None, c)
     r = Deadline(None)
-    out = array("i", [0, 0])  # wrong answers, then 1 if anything raised
+    # wrong answers, one slot per check (the fake clock's remaining, expired, latched, the
+    # real clock's remaining, the largest rearm, disarm), then 1 if anything raised, then
+    # the real clock's largest remaining seen
+    out = array("i", [0, 0, 0, 0, 0, 0, 0, 0])
     micropython.heap_lock()
     try:
         try:
@@ -35,27 +38,30 @@ def test_remaining_expired_rearm_allocate_nothing():
                         out[0] += 1
                     c.advance(t)
                 if not d.expired() or d.remaining() != 0:
-                    out[0] += 1
+                    out[1] += 1
                 c.advance(HALF - 1)  # expiry stays latched
                 if not d.expired():
-                    out[0] += 1
+                    out[2] += 1
                 # The real clock: only what cannot depend on how long the emulator or the
                 # machine stalls (expired() may be true after a 5 s stall; more left than
                 # was armed never is).
                 r.rearm(5000)
-                if r.remaining() > 5000:
-                    out[0] += 1
+                left = r.remaining()
+                if left > 5000:
+                    out[3] += 1
+                    if left > out[7]:
+                        out[7] = left
             d.rearm(HALF - 1)
             if d.remaining() != HALF - 1:
-                out[0] += 1
+                out[4] += 1
             d.rearm(None)
             if d.remaining() is not None or d.expired():
-                out[0] += 1
+                out[5] += 1
         except Exception:
-            out[1] = 1
+            out[6] = 1
     finally:
         micropython.heap_unlock()
-    assert list(out) == [0, 0], list(out)
+    assert list(out) == [0, 0, 0, 0, 0, 0, 0, 0], list(out)
 
 
 def test_allocation_really_fails_under_lock():
