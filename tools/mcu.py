@@ -416,7 +416,18 @@ PATIENT = ("import sys, mpremote.transport_serial as t\n"
 def mpremote(url, *args, timeout=600, stdout=None):
     """`mpremote connect URL ARGS...` (the PyPI mpremote of .venv, its mount's wait for the
     host 10 s: PATIENT): (exit code, output); code None when it did not finish within
-    `timeout` seconds."""
+    `timeout` seconds. A connect that could not open the pty ("failed to access": the
+    port's lock still held, seen once on a loaded machine right after the REPL check
+    closed it) ran nothing on the board, so it is tried again, three times at most."""
+    for _ in range(3):
+        code, lines = _mpremote(url, args, timeout, stdout)
+        if code == 0 or not any("failed to access" in line for line in lines[:3]):
+            break
+        time.sleep(1.0)
+    return code, lines
+
+
+def _mpremote(url, args, timeout, stdout):
     cmd = [sys.executable, "-c", PATIENT, "connect", url] + list(args)
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                          errors="replace", start_new_session=True)
