@@ -55,8 +55,14 @@ def test_every_key_a_function_touches_is_a_key_it_was_given():
     for part in fleet_server.fleetctl.PARTS:  # every part, keyed.lua too
         with open(os.path.join(ROOT, "fleet", part), encoding="utf-8") as f:
             text = f.read()
-        calls = re.findall(r"redis\.call\('(\w+)'((?:(?!redis\.call)[^\n])*)", text)
-        assert calls and len(calls) == text.count("redis.call("), part
+        code = re.sub(r"--[^\n]*", "", text)  # comments may name redis.call
+        calls = re.findall(r"redis\.call\('(\w+)'((?:(?!redis\.call)[^\n])*)", code)
+        # queue.lua's bulk(cmd, key, a) is the one redis.call whose command is a variable:
+        # its key is the one its callers pass, each keys[...], checked as calls of their own
+        dyn = code.count("redis.call(cmd, key, ")
+        assert dyn == (1 if part == "queue.lua" else 0), part
+        calls += re.findall(r"\bbulk\('(\w+)'((?:[^\n])*)", code)
+        assert calls and len(calls) == code.count("redis.call(") - dyn + code.count("bulk('"), part
         for cmd, rest in calls:
             if cmd in keyless:
                 continue
@@ -154,9 +160,16 @@ def test_three_masters_many_queues_over_the_slots():
     host_only()
     with fleet_server.Cluster(3) as cl:
         rc = cl.client(socket_timeout=1.0)
-        names = [fleet_server.fresh_name("m%d-" % i) for i in range(12)]
-        owners = set(rc.get_node_from_key(n).port for n in names)
-        assert owners == set(s.port for s in cl.nodes), owners
+        # four queue names on each master (a name's slot is its hash: drawn until each has
+        # four; twelve names drawn at random missed a master in one run of 40 or so)
+        per = dict((s.port, []) for s in cl.nodes)
+        while min(len(v) for v in per.values()) < 4:
+            n = fleet_server.fresh_name("m")
+            p = rc.get_node_from_key(n).port
+            if len(per[p]) < 4:
+                per[p].append(n)
+        names = [n for i in range(4) for v in sorted(per.values()) for n in v[i:i + 1]]
+        assert len(names) == 12
         for i, name in enumerate(names):
             lanes = i % 2 == 1
             if lanes:
