@@ -272,8 +272,10 @@ def microbit_plan(c):
 
     src = open(os.path.join(HERE, "tqbench.py")).read()
     drop = deploy.read_profile("microbit").get("DROP", ())
-    lib = [(m + ".py", deploy.strip_source(open(os.path.join(ROOT, "lib", m + ".py")).read(), m, drop))
-           for m in ("ticketq_heap", "ticketq_base", "ticketq")]
+    import libnames  # the modules `import ticketq` loads there, from the micro:bit profile
+
+    lib = [(os.path.basename(f), deploy.strip_source(open(os.path.join(ROOT, f)).read(), f, drop))
+           for f in libnames.core_files(libnames.profile_files("microbit"))]
     mem = "import gc;gc.collect();print((gc.mem_alloc(),gc.mem_free()))"
     steps = [("put", name, text) for name, text in lib]
     steps += [("reset",), X(mem, ("imp0",)), ("reset",), X("import ticketq"), X(mem, ("imp1",)),

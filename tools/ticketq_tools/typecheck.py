@@ -38,25 +38,32 @@ import sys
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+import libnames  # noqa: E402  (lib/'s module names)
 PINS = os.path.join(ROOT, "typecheck")
 BUILD = os.path.join(ROOT, "build", "typecheck")
 INSTALL = ".venv/bin/pip install -r tools/typecheck-requirements.txt"
+
+def _f(name):
+    # the file of library module `name` (tools/libnames.py: whatever lib/'s layout)
+    return libnames.file_of(name) or "lib/%s.py" % name
+
 
 # Modules not checked on a target ("*": on every one), and why.
 NO_SOCKET = "the board client of the fleet queue needs sockets (a network), which this firmware has not"
 SKIP = {
     "*": {
-        "lib/ticketq_viper.py": "viper code: ptr32()/uint() casts are compiler built-ins that no "
+        _f("ticketq_viper"): "viper code: ptr32()/uint() casts are compiler built-ins that no "
                                 "stub declares, and its properties stand for the attributes "
                                 "ticketq.pyi declares; tests/test_paths.py compares it with the "
                                 "bytecode class on the unix port instead",
     },
     "microbit": {
-        "lib/ticketq_async.py": "no micro:bit firmware (v1 or V2) has asyncio",
-        "lib/ticketq_resp.py": NO_SOCKET,
+        _f("ticketq_async"): "no micro:bit firmware (v1 or V2) has asyncio",
+        _f("ticketq_resp"): NO_SOCKET,
     },
-    "rp2": {"lib/ticketq_resp.py": NO_SOCKET + " (the Pico W's has; these are the plain Pico's stubs)"},
-    "host": {"lib/ticketq_resp.py": NO_SOCKET + " (the WebAssembly VM)"},
+    "rp2": {_f("ticketq_resp"): NO_SOCKET + " (the Pico W's has; these are the plain Pico's stubs)"},
+    "host": {_f("ticketq_resp"): NO_SOCKET + " (the WebAssembly VM)"},
 }
 
 

@@ -39,6 +39,8 @@ import sys
 import threading
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import libnames  # noqa: E402  (lib/'s module names: the viper one --bytecode blocks)
 ROOT = os.path.dirname(HERE)
 TESTS = os.path.join(ROOT, "tests")
 SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "micropython", "micropython"))
@@ -217,7 +219,7 @@ def main(argv=None):
         return 2
     # The path is asked of ticketq itself: a 64-bit port's default is bytecode, not viper.
     probe = ("import sys; print('%d.%d.%d' % sys.implementation.version[:3], 32 if sys.maxsize < 2**32 else 64)\n"
-             + ("sys.modules['ticketq_viper'] = None\n" if a.bytecode else "")
+             + (libnames.block_viper() + "\n" if a.bytecode else "")
              + "import ticketq; print(ticketq.PATH)")
     out = subprocess.run([exe, "-c", probe], capture_output=True, text=True,
                          env=dict(os.environ, MICROPYPATH=micropypath(a.path))).stdout.split()

@@ -82,6 +82,7 @@ CACHE = os.environ.get("TICKETQ_MCU_CACHE") or os.path.join(
     os.path.expanduser("~"), ".cache", "ticketq", "mcu")
 RECIPE = "1"  # bump when the way a firmware is built changes (part of every key)
 sys.path.insert(0, HERE)
+import libnames  # noqa: E402  (lib/'s module names, read from manifest.py and the profiles)
 
 DEBIAN = ["gcc-arm-none-eabi", "libnewlib-arm-none-eabi", "qemu-system-arm", "qemu-system-misc",
           "gcc-riscv64-unknown-elf", "picolibc-riscv64-unknown-elf"]
@@ -163,18 +164,12 @@ def _file_sha(path):
 
 
 def frozen_sources(viper):
-    """The files manifest.py freezes (module("NAME", base_path="lib") lines; the viper one
-    only with viper=True), as repository paths."""
-    with open(MANIFEST) as f:
-        text = f.read()
-    out = []
-    for line in text.splitlines():
-        m = re.match(r'\s*module\("([^"]+)",\s*base_path="([^"]+)"\)', line)
-        if m and (viper or m.group(1) != "ticketq_viper.py"):
-            out.append(os.path.join(m.group(2), m.group(1)))
-    if not out:
-        raise McuError("manifest.py names no module(...): cannot key the build on its sources")
-    return sorted(out)
+    """The files manifest.py freezes (libnames.manifest_files: its module(...) and
+    package(...) lines; the viper ones only with viper=True), as repository paths."""
+    try:
+        return libnames.manifest_files(viper)
+    except RuntimeError as e:
+        raise McuError("%s: cannot key the build on its sources" % e)
 
 
 def _tool_version(exe):
@@ -510,7 +505,7 @@ import ticketq
 def _w(n):
     m = sys.modules.get(n)
     return 'blocked' if m is None and n in sys.modules else getattr(m, '__file__', '?') if m else 'absent'
-print('ROUTE %%s %%s %%s %%s' %% (ticketq.PATH, _w('ticketq'), _w('ticketq_viper'), sys.implementation._mpy >> 10))
+print('ROUTE %%s %%s %%s %%s' %% (ticketq.PATH, _w('@MAIN@'), _w('@VIPER@'), sys.implementation._mpy >> 10))
 print('WHY %%s' %% getattr(ticketq, 'PATH_WHY', getattr(ticketq, 'WHY', '-')))
 del _w
 import mcu_stream
@@ -518,7 +513,7 @@ print(mcu_stream.line())
 import mprun
 mprun.run(%r)
 mprun.report()
-"""
+""".replace("'@MAIN@'", repr(libnames.MAIN)).replace("'@VIPER@'", repr(libnames.VIPER))
 
 
 def expected_files(route):
@@ -566,7 +561,7 @@ def run_on_board(run, log=say, timeout=180, verbose=False):
     stream and the modules; fill `run`."""
     t0 = time.monotonic()
     elf = route_firmware(run.target, run.route, log)
-    block = "sys.modules['ticketq_viper'] = None" if run.path == "bytecode" else ""
+    block = libnames.block_viper() if run.path == "bytecode" else ""
     # mounted routes: the folder first on sys.path by its name, so that __file__ says where
     # a module came from (a frozen module's is its bare name)
     mounted = "" if run.route.startswith("frozen") else "sys.path.insert(0, '/remote')"
@@ -627,7 +622,7 @@ def parse(run, lines, rc):
             if not want_file(tq):
                 run.problems.append("ticketq came from %s, not the %s route" % (tq, run.route))
             if path == "viper" and not want_file(tv):  # (after a fallback it is not loaded)
-                run.problems.append("ticketq_viper came from %s, not the %s route" % (tv, run.route))
+                run.problems.append("%s came from %s, not the %s route" % (libnames.VIPER, tv, run.route))
         elif line.startswith("STREAM "):
             if run.stream and run.stream != line:
                 run.problems.append("the op stream gave %s, then %s" % (run.stream, line))

@@ -59,6 +59,7 @@ TESTS = os.path.join(ROOT, "tests")
 sys.path.insert(0, HERE)
 
 import deploy  # noqa: E402
+import libnames  # noqa: E402  (lib/'s module names)
 import exitcodes  # noqa: E402
 from deploy import DeployError  # noqa: E402
 
@@ -369,7 +370,7 @@ def run_board(board, prof, modules, args):
     for rel, mod in deploy.missing_modules(prof):
         out("warning: %s imports %s, which profile %s does not list" % (rel, mod, prof["NAME"]))
     setup()
-    if "lib/ticketq.py" in prof["FILES"] + prof.get("FROZEN", []):
+    if libnames.MAIN_FILE in prof["FILES"] + prof.get("FROZEN", []):
         user_import(board, tally)
     if args.heap:
         heap_report(board, prof)
