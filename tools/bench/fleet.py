@@ -342,7 +342,7 @@ def machine():
 
 def run(smoke, rounds, jobs, mem_tickets, root, log):
     paths(root)
-    import fleetctl
+    from ticketq_tools import fleetctl
     import redis
 
     ensure_bullmq(log)
@@ -440,7 +440,7 @@ def targets(res):
             met(not cpu_over), "" if not cpu_over else " (above: %s)" % ", ".join(cpu_over)),
         "- Memory per queued ticket at or below BullMQ's per job: %s (%.2fx)." % (met(mem <= 1), mem),
         "- Scale-out over Redis Cluster masters: measured apart, by `tools/bench/fleet_cluster.py` "
-        "([docs/fleet-cluster.md](docs/fleet-cluster.md)).",
+        "([docs/fleet-cluster.md](fleet-cluster.md)).",
     ]
 
 

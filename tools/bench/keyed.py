@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 """Keyed lanes benchmark (issue 24): what a keyed FleetLaneQueue costs with 1, 100, 10,000 and
 1,000,000 active lanes, what a lane costs in Redis memory (and that 1,000,000 lanes emptied
 again cost nothing), and a skewed workload (one lane with 90% of the pushes) where every

@@ -268,11 +268,11 @@ def microbit_plan(c):
     """Phases, each from a soft reset, each with only the kernels it needs uploaded as
     tqb.py (stripped). ticketq is imported on its own first: on that board it needs most of
     the heap free to compile (docs/microbit.md)."""
-    import deploy  # the library as tools/deploy.py puts it on the micro:bit (its DROP too)
+    from ticketq_tools import deploy  # the library as tools/deploy.py puts it on the micro:bit (its DROP too)
 
     src = open(os.path.join(HERE, "tqbench.py")).read()
     drop = deploy.read_profile("microbit").get("DROP", ())
-    import libnames  # the modules `import ticketq` loads there, from the micro:bit profile
+    from ticketq_tools import libnames  # the modules `import ticketq` loads there, from the micro:bit profile
 
     lib = [(os.path.basename(f), deploy.strip_source(open(os.path.join(ROOT, f)).read(), f, drop))
            for f in libnames.core_files(libnames.profile_files("microbit"))]
@@ -385,7 +385,7 @@ def batch(cmd, steps, timeout, **kw):
 
 def run_unix(steps, timeout):
     """Run the "x" steps on the MicroPython unix port in one batch; [(step, ok, text)]."""
-    import mpunix
+    from ticketq_tools import mpunix
 
     exe, how = mpunix.find()
     if exe is None:
@@ -424,7 +424,7 @@ def run_qemu(interp, steps, timeout):
     (built there, cached; ticketq frozen with viper=True), in one batch: tqbench.py,
     mp_worker.py and the steps (steps.json) over `mpremote mount`."""
     import tempfile
-    import mcu
+    from ticketq_tools import mcu
 
     target = QEMU[interp]
     try:
@@ -473,7 +473,7 @@ def run_host(interp, steps, timeout):
 
 def run_microbit(steps, log):
     try:
-        from emu import microbit, connect, put_file, EmuError
+        from ticketq_tools.emu import microbit, connect, put_file, EmuError
         from mpremote.transport import TransportError
     except ImportError as e:
         raise RunError("micro:bit emulator tools missing (%s): run tools/setup" % e)

@@ -43,23 +43,16 @@ firmware's filesystem was seen to truncate other files when a write ran out of s
 
 From Python (tools/devtest.py does this):
 
-    import deploy
+    from ticketq_tools import deploy
     prof = deploy.read_profile("microbit")
     with deploy.open_board(url) as b:            # a Board: mpremote transport in raw REPL
         deploy.deploy(b, prof, wipe=True)        # -> list of Result(name, size, tries, ...)
         b.put("extra.py", deploy.strip_source(text).encode())
 
-Exit (tools/exitcodes.py, docs/fleet.md "Exit codes"): 0 done, 1 the deploy failed on the
+Exit (tools/ticketq_tools/exitcodes.py, docs/fleet.md "Exit codes"): 0 done, 1 the deploy failed on the
 board, 2 usage, 4 no board at the port given (absent, busy, or nothing answering the raw
 REPL: deploy.Unreachable).
 """
-
-if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks mpremote and pyserial
-    try:
-        import venvpy
-        venvpy.ensure(__file__, ('mpremote', 'serial'))
-    except ImportError:  # a copy outside a checkout: nothing to rerun
-        pass
 
 import argparse
 import ast
@@ -73,12 +66,12 @@ import tempfile
 import time
 import zlib
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/, this package's parent
 ROOT = os.path.dirname(HERE)
 BOARDS = os.path.join(ROOT, "boards")
 sys.path.insert(0, HERE)
 
-import exitcodes  # noqa: E402  (one exit code per condition: docs/fleet.md, "Exit codes")
+from ticketq_tools import exitcodes  # noqa: E402  (one exit code per condition: docs/fleet.md, "Exit codes")
 
 MAX_CMD = 1024  # bytes in one raw-REPL command
 CHUNK = 256  # bytes of file data per write command (less for binary data)
@@ -447,7 +440,7 @@ class Board:
         self.connect()
 
     def connect(self):
-        import emu
+        from ticketq_tools import emu
 
         self.close()
         # A soft reset first (in the raw REPL: main.py does not run): a board left with
@@ -872,7 +865,7 @@ def main(argv=None):
         if not (args.connect or args.emulate):
             p.error("give --connect URL or --emulate BOARD (or --list)")
         if args.emulate:
-            import emu
+            from ticketq_tools import emu
 
             with emu.microbit() as url:
                 with open_board(url, args.timeout) as b:
@@ -883,7 +876,7 @@ def main(argv=None):
         print("deploy: %s" % e, file=sys.stderr)
         return exitcodes.UNREACHABLE if isinstance(e, Unreachable) else exitcodes.FAILED
     except Exception as e:
-        import emu
+        from ticketq_tools import emu
         from mpremote.transport import TransportError
 
         if isinstance(e, (emu.EmuError, TransportError)):  # a board that failed a command
