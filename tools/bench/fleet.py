@@ -440,7 +440,7 @@ def targets(res):
             met(not cpu_over), "" if not cpu_over else " (above: %s)" % ", ".join(cpu_over)),
         "- Memory per queued ticket at or below BullMQ's per job: %s (%.2fx)." % (met(mem <= 1), mem),
         "- Scale-out over Redis Cluster masters: measured apart, by `tools/bench/fleet_cluster.py` "
-        "([docs/fleet-cluster.md](fleet-cluster.md)).",
+        "([docs/fleet-cluster.md](docs/fleet-cluster.md)).",
     ]
 
 
@@ -461,7 +461,7 @@ def markdown(res):
     out += table(res)
     out += [""] + extra_lines(res) + [""] + targets(res) + ["", "![jobs/s per row](fleet-bench.svg)", "",
                                       "How each row is measured: the docstring of `tools/bench/fleet.py`.", ""]
-    return "\n".join(out)
+    return "\n".join(out).replace("](docs/", "](")  # links from docs/fleet-bench.md, inside docs/
 
 
 def plot(res, path, log):
