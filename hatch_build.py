@@ -13,12 +13,17 @@ import tempfile
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
 
+# The modules of tools/ticketq_tools the console scripts need (fleetctl, the gateway, the
+# dashboard, their exit codes and Prometheus exporter, and the package's __init__).
+WHEEL_MODULES = ("__init__", "fleetctl", "gateway", "dashboard", "exitcodes", "fleetmetrics")
+
+
 class CustomBuildHook(BuildHookInterface):
     def initialize(self, version, build_data):
         if self.target_name != "wheel":
             return
         sys.path.insert(0, os.path.join(self.root, "tools"))
-        import stubdocs
+        from ticketq_tools import stubdocs
 
         self._tmp = tempfile.mkdtemp(prefix="ticketq-wheel-")
         for name, text in stubdocs.merged_lib(os.path.join(self.root, "lib")).items():
@@ -28,17 +33,10 @@ class CustomBuildHook(BuildHookInterface):
             build_data["force_include"][path] = name
         # the console scripts (ticketq_tools: pyproject.toml's [project.scripts]) and what
         # they need from the checkout, so that they run from the wheel alone
-        tools = {
-            "pkg/ticketq_tools/__init__.py": "ticketq_tools/__init__.py",
-            "tools/fleetctl.py": "ticketq_tools/fleetctl.py",
-            "tools/gateway.py": "ticketq_tools/gateway.py",
-            "tools/exitcodes.py": "ticketq_tools/exitcodes.py",  # fleetctl's and the gateway's
-            "tools/fleetmetrics.py": "ticketq_tools/fleetmetrics.py",  # exporter, --metrics-port
-            "tools/dashboard.py": "ticketq_tools/dashboard.py",  # ticketq-dashboard
-            "firmware/worker.py": "ticketq_tools/worker.py",
-            "firmware/workload.py": "ticketq_tools/workload.py",
-            "firmware/shell.py": "ticketq_tools/shell.py",
-        }
+        pkg = "tools/ticketq_tools/"
+        tools = dict((pkg + m + ".py", "ticketq_tools/" + m + ".py") for m in WHEEL_MODULES)
+        for name in ("worker.py", "workload.py", "shell.py"):  # the board worker, for --local
+            tools["firmware/" + name] = "ticketq_tools/board/" + name
         for lua in sorted(os.listdir(os.path.join(self.root, "fleet"))):
             if lua.endswith(".lua"):
                 tools["fleet/" + lua] = "ticketq_tools/fleet/" + lua

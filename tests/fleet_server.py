@@ -23,7 +23,7 @@ for _p in (os.path.join(ROOT, "tools"), os.path.join(ROOT, "lib")):
     if _p not in sys.path:
         sys.path.insert(0, _p)
 
-import fleetctl  # noqa: E402  tools/fleetctl.py: the library loader
+from ticketq_tools import fleetctl  # noqa: E402  tools/ticketq_tools/fleetctl.py: the library loader
 
 
 def redis_server_exe():

@@ -134,7 +134,7 @@ def test_quick_benchmark_on_the_emulated_microbit(tmp_path=None):
     bench = _bench()
     try:
         import mpremote  # noqa: F401
-        import emu
+        from ticketq_tools import emu
 
         emu.find_qemu()
         emu.find_firmware()
@@ -174,7 +174,7 @@ def test_quick_benchmark_on_the_unix_port_has_both_paths():
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     sys.path.insert(0, os.path.join(root, "tools"))
-    import mpunix
+    from ticketq_tools import mpunix
 
     if mpunix.find()[0] is None:
         skip("no MicroPython unix port here (tools/mpunix.py --where)")

@@ -30,7 +30,7 @@ if not IS_MICROPYTHON:
 def _host():
     if IS_MICROPYTHON:
         skip("host only: a redis-server, the dashboard process and a browser")
-    import dashboard
+    from ticketq_tools import dashboard
     import fleet_server
 
     return dashboard, fleet_server

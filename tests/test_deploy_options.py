@@ -14,7 +14,7 @@ def _deploy():
     import sys
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
-    import deploy
+    from ticketq_tools import deploy
 
     return deploy
 

@@ -44,7 +44,7 @@ def test_the_async_example_prints_what_the_docs_show_on_the_unix_port():
 
     root = _root()
     sys.path.insert(0, os.path.join(root, "tools"))
-    import mpunix
+    from ticketq_tools import mpunix
 
     exe, how = mpunix.find()
     if exe is None:

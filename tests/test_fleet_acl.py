@@ -15,7 +15,7 @@ if not IS_MICROPYTHON:
     HERE = os.path.dirname(os.path.abspath(__file__))
     ROOT = os.path.dirname(HERE)
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    import fleetctl
+    from ticketq_tools import fleetctl
 
 
 def _setup(role="board", queues=1):

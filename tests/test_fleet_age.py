@@ -120,7 +120,7 @@ def test_lane_queue_and_stats_and_gauge():
     from ticketq_fleetlanes import FleetLaneQueue
 
     import fleet_server
-    import fleetctl
+    from ticketq_tools import fleetctl
 
     q = FleetLaneQueue(conn, "age-lanes", 50, [2, 1])
     q.destroy()
@@ -143,7 +143,7 @@ def test_lane_queue_and_stats_and_gauge():
     assert p.returncode == 0 and "oldest queued ticket: " in p.stdout, p.stdout
     # the exporter's gauge: seconds, the lower bound
     from prometheus_client import CollectorRegistry, generate_latest
-    import fleetmetrics
+    from ticketq_tools import fleetmetrics
 
     reg = CollectorRegistry()
     reg.register(fleetmetrics.QueueCollector(conn, ["age-lanes"]))

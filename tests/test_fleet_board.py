@@ -24,7 +24,7 @@ def run_on_the_unix_port(modules, passed, dropped):
     if IS_MICROPYTHON:
         skip("starts a redis-server and the unix port (host only)")
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    import mpunix
+    from ticketq_tools import mpunix
 
     exe, how = mpunix.find()
     if exe is None:

@@ -19,7 +19,7 @@ if not IS_MICROPYTHON:
 
     ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    import fleetctl
+    from ticketq_tools import fleetctl
 
 
 def host():
@@ -188,7 +188,7 @@ def test_errors_say_what_to_do_with_one_exit_code_each():
 
 def test_the_exit_code_table_in_the_docs_is_the_tools_table():
     host()
-    import exitcodes
+    from ticketq_tools import exitcodes
 
     with open(os.path.join(ROOT, "docs", "fleet.md")) as f:
         text = f.read().split("## Exit codes", 1)[1].split("\n## ", 1)[0]

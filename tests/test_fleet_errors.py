@@ -7,7 +7,7 @@ from support import IS_MICROPYTHON, raises, skip
 
 if not IS_MICROPYTHON:
     import fleet_server  # first: it puts tools/ on sys.path
-    import fleetctl
+    from ticketq_tools import fleetctl
     from ticketq import TicketQueue
     from ticketq_fleet import FleetQueue, FleetError
     from ticketq_deadline import Deadline

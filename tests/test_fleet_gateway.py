@@ -40,7 +40,7 @@ def fill(srv, max_deliveries=2, lanes=None):
 
 
 def gateway(srv, q, names, *target):
-    import gateway
+    from ticketq_tools import gateway
 
     out = []
     code = gateway.main(["--url", srv.url, "--queue", q.name, "--names", names, "--idle-ms", "800",
@@ -89,7 +89,7 @@ def test_gateway_respects_the_boards_backpressure():
 def test_gateway_drives_the_unix_port_like_a_board():
     if IS_MICROPYTHON:
         skip("starts a redis-server and the unix port (host only)")
-    import mpunix
+    from ticketq_tools import mpunix
 
     exe, how = mpunix.find()
     if exe is None:
@@ -130,7 +130,7 @@ def test_fleetctl_reads_a_lane_queue():
     import contextlib
     import io
 
-    import fleetctl
+    from ticketq_tools import fleetctl
 
     srv = fleet_server.shared()
     q, names = fill(srv, lanes=[2, 1])
@@ -207,7 +207,7 @@ def test_gateway_gives_back_the_leases_of_jobs_it_did_not_run():
         skip("starts a redis-server (host only)")
     srv = fleet_server.shared()
     q, names = fill(srv)
-    import gateway
+    from ticketq_tools import gateway
 
     out = []
     assert gateway.main(["--url", srv.url, "--queue", q.name, "--names", names, "--lease-ms", "20000",
@@ -247,7 +247,7 @@ def test_gateway_gives_back_every_lease_when_a_name_added_while_running_is_bad()
         skip("starts a redis-server (host only)")
     srv = fleet_server.shared()
     q, names = fill(srv)
-    import gateway
+    from ticketq_tools import gateway
 
     orig = gateway.Gateway
 

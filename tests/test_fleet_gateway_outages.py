@@ -36,7 +36,7 @@ def wait_for(cond, what, secs=30.0):
 
 def test_gateway_survives_its_fleet_going_away():
     host()
-    import gateway
+    from ticketq_tools import gateway
 
     with fleet_server.RedisServer(appendonly=True) as srv:
         q = FleetQueue(srv.client(), "jobs", 32)
@@ -68,7 +68,7 @@ def test_gateway_survives_its_fleet_going_away():
 
 def test_gateway_survives_its_board_going_away():
     host()
-    import gateway
+    from ticketq_tools import gateway
 
     srv = fleet_server.shared()
     q = FleetQueue(srv.client(), fleet_server.fresh_name("gwb"), 32)
@@ -108,7 +108,7 @@ def test_gateway_survives_its_board_going_away():
 
 def test_backoff_is_capped_and_jittered():
     host()
-    import gateway
+    from ticketq_tools import gateway
 
     b = gateway.Backoff(0.1, 2.0)
     d = [b.next() for _ in range(40)]
@@ -121,7 +121,7 @@ def test_backoff_is_capped_and_jittered():
 
 def test_ctrl_c_with_a_ticket_on_its_way_to_the_board_leaves_nothing_leased():
     host()
-    import gateway
+    from ticketq_tools import gateway
 
     srv = fleet_server.shared()
     q = FleetQueue(srv.client(), fleet_server.fresh_name("gwc"), 32)
@@ -148,7 +148,7 @@ def test_ctrl_c_inside_a_pop_leaves_nothing_leased():
     # The interrupt cut the pop's reply off (the server leased the ticket): give_back sends
     # the pop again, gets the same lease replayed, and releases it.
     host()
-    import gateway
+    from ticketq_tools import gateway
 
     srv = fleet_server.shared()
     conn = fleet_server.Interrupting(srv.client(), "pop")
@@ -168,7 +168,7 @@ def test_passwords_are_never_printed():
     host()
     import subprocess
 
-    import fleetctl
+    from ticketq_tools import fleetctl
 
     assert fleetctl.safe_url("redis://:s3cret@h:6379/0") == "redis://:***@h:6379/0"
     assert fleetctl.safe_url("redis://bob:s3cret@[::1]:6379/2") == "redis://bob:***@[::1]:6379/2"
@@ -193,7 +193,7 @@ def test_ctrl_c_and_sigterm_with_the_unix_port_leave_nothing_leased():
     host()
     import subprocess
 
-    import mpunix
+    from ticketq_tools import mpunix
 
     exe, how = mpunix.find()
     if exe is None:

@@ -9,7 +9,7 @@ from support import IS_MICROPYTHON, raises, skip
 
 if not IS_MICROPYTHON:
     import fleet_server
-    import fleetctl
+    from ticketq_tools import fleetctl
     import keyedmodel
     import ticketq_audit
     from ticketq_base import QueueEmpty, QueueFull

@@ -142,7 +142,7 @@ def test_without_prometheus_client_the_exporter_says_what_to_install():
     host()
     srv = fleet_server.shared()
     srv.client()
-    code = ("import sys; sys.modules['prometheus_client'] = None; sys.path[:0] = [%r, %r]; import fleetctl; "
+    code = ("import sys; sys.modules['prometheus_client'] = None; sys.path[:0] = [%r, %r]; from ticketq_tools import fleetctl; "
             "sys.exit(fleetctl.main(['exporter', '--url', %r, '--port', '0']))"
             % (os.path.join(ROOT, "tools"), os.path.join(ROOT, "lib"), srv.url))
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)

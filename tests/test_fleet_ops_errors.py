@@ -1,5 +1,5 @@
 # Host only (CPython and a real redis-server): errors a person can act on (issue 22) outside
-# fleetctl itself: the gateway's setup (one line, fast, the exit code of tools/exitcodes.py),
+# fleetctl itself: the gateway's setup (one line, fast, the exit code of tools/ticketq_tools/exitcodes.py),
 # its --names and --lease-ms checks, FleetQueue given a URL, a new lane queue without
 # weights, and the board client (ticketq_resp) at a server that wants a password.
 from support import IS_MICROPYTHON, skip
@@ -15,7 +15,7 @@ if not IS_MICROPYTHON:
 
     ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    import exitcodes
+    from ticketq_tools import exitcodes
 
 
 def host():
@@ -76,7 +76,7 @@ def test_gateway_names_are_checked_by_the_workload_rules_and_keys_are_job_ids():
 
 def test_a_lease_shorter_than_a_board_round_trip_is_warned_about_once():
     host()
-    import gateway
+    from ticketq_tools import gateway
 
     srv = fleet_server.shared()
     q = FleetQueue(srv.client(), fleet_server.fresh_name("gwl"), 8)
@@ -131,7 +131,7 @@ def test_board_client_at_a_server_that_wants_a_password_says_so():
     host()
     import ticketq_resp
 
-    import fleetctl
+    from ticketq_tools import fleetctl
 
     with fleet_server.RedisServer() as srv:
         srv.client()

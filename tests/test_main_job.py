@@ -173,22 +173,22 @@ class _FakeBoard:
 
 
 def _tool():
-    # tools/run.py as a module (under its own name: "run" is too common a name to import)
-    import importlib.util
+    # ticketq_tools.run, the module of tools/run.py (tools/ on sys.path; importing the
+    # package puts lib/ and firmware/ there)
+    import os
     import sys
 
-    mod = sys.modules.get("ticketq_tools_run")
-    if mod is None:
-        spec = importlib.util.spec_from_file_location("ticketq_tools_run", _paths()[1])
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)  # puts tools/, lib/, firmware/ on sys.path
-        sys.modules["ticketq_tools_run"] = mod
-    return mod
+    tools = os.path.join(_paths()[0], "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    from ticketq_tools import run
+
+    return run
 
 
 def _board_session(board, path, prof="microbit"):
     run = _tool()
-    import deploy
+    from ticketq_tools import deploy
 
     lines = []
     link = run.Link(board, deploy.read_profile(prof), 10)
@@ -229,7 +229,7 @@ def test_batched_board_session_prints_the_same_lines_as_the_firmware():
     # out of parser memory there); the lines and the summary are still the firmware's own.
     _need_mpremote()
     _tool()  # puts tools/ on sys.path
-    import deploy
+    from ticketq_tools import deploy
 
     class Board(_FakeBoard):
         def exec(self, cmd, timeout=10):  # CPython's gc has no mem_free: a board's figure
@@ -298,7 +298,7 @@ def test_a_command_that_reached_the_board_garbled_is_told_apart():
     # tools send such a command again, and must not resend one whose test really failed.
     _need_mpremote()  # the host tools run on CPython, with mpremote
     _tool()  # puts tools/ on sys.path
-    from deploy import garbled
+    from ticketq_tools.deploy import garbled
 
     cmd = "import gc;gc.collect();test_ticks.test_add_and_diff_known_values()"
     top = 'Traceback (most recent call last):\n  File "<stdin>", line 1, in <module>\n'
@@ -317,7 +317,7 @@ def test_deploy_writes_again_a_file_that_reads_back_wrong():
     # every file back (size and checksum) and writes it again, up to `retries` more times.
     _need_mpremote()
     _tool()  # puts tools/ on sys.path
-    import deploy
+    from ticketq_tools import deploy
     from support import raises
 
     class Flaky(deploy.Board):  # the board side, with no board: a dict as its filesystem

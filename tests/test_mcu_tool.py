@@ -11,7 +11,7 @@ def _mcu():
     import sys
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools"))
-    import mcu
+    from ticketq_tools import mcu
     return mcu
 
 

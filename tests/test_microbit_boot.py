@@ -60,8 +60,8 @@ def test_the_example_application_starts_at_boot(tmp_path=None):
 
     root, ex = _paths()
     sys.path.insert(0, os.path.join(root, "tools"))
-    import deploy
-    import emu
+    from ticketq_tools import deploy
+    from ticketq_tools import emu
 
     try:
         import mpremote  # noqa: F401

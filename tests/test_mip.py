@@ -18,7 +18,7 @@ def _setup():
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     sys.path.insert(0, os.path.join(root, "tools"))
-    import mpunix
+    from ticketq_tools import mpunix
 
     exe, how = mpunix.find()
     if not exe:

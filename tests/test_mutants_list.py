@@ -15,7 +15,7 @@ def _mutants():
     if IS_MICROPYTHON:
         skip("reads the repository's sources (host only)")
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    import mutants
+    from ticketq_tools import mutants
 
     return mutants
 

@@ -63,8 +63,8 @@ def test_the_fleet_wheel_installs_its_console_scripts_and_lua_library(tmp_path=N
         p = run(script, "--help")
         assert p.returncode == 0 and "usage:" in p.stdout, (script, p.stdout, p.stderr)
     # nothing of the checkout is imported: the tool and the library come from the venv
-    p = run("python", "-c", "import sys, ticketq_tools, ticketq; ticketq_tools._load('fleetctl');"
-            "import fleetctl; print(ticketq_tools.__file__, ticketq.__file__, fleetctl.__file__, fleetctl.LUA)")
+    p = run("python", "-c", "import sys, ticketq_tools, ticketq; from ticketq_tools import fleetctl;"
+            "print(ticketq_tools.__file__, ticketq.__file__, fleetctl.__file__, fleetctl.LUA)")
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() and all(f.startswith(venv) for f in p.stdout.split()), p.stdout
     assert root not in p.stdout, p.stdout

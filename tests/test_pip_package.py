@@ -53,7 +53,7 @@ def test_pip_package_installs_the_modules_with_their_stubs(tmp_path=None):
     assert "Queue a ticket; return its sequence number" in helptext, helptext[:2000]
     assert "Remove the oldest queued ticket" in helptext and "A point in tick time" in helptext, helptext[:3000]
     sys.path.insert(0, os.path.join(root, "tools"))
-    import deploy
+    from ticketq_tools import deploy
 
     for f in files.split():
         with open(os.path.join(site, f), encoding="utf-8") as a, open(os.path.join(lib, f), encoding="utf-8") as b:

@@ -145,7 +145,7 @@ def test_quoted_stripped_sizes_are_the_files():
     import sys
 
     sys.path.insert(0, os.path.join(ROOT, "tools"))
-    import deploy
+    from ticketq_tools import deploy
 
     seen = 0
     for page in _pages() + [os.path.join("boards", "microbit", "board.py")]:

@@ -319,7 +319,7 @@ def test_hostile_replies_on_the_unix_port_under_a_64k_heap():
     import sys
     here = os.path.dirname(os.path.abspath(__file__))
     sys.path.insert(0, os.path.join(os.path.dirname(here), "tools"))
-    import mpunix
+    from ticketq_tools import mpunix
     exe, how = mpunix.find()
     if exe is None:
         skip("no MicroPython unix port: %s" % how)

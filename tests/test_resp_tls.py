@@ -51,7 +51,7 @@ def _server():
         skip("no openssl here (Debian's openssl package)")
     import atexit
 
-    import fleetctl
+    from ticketq_tools import fleetctl
     import redis
 
     d = tempfile.mkdtemp(prefix="ticketq-tls-")
@@ -113,7 +113,7 @@ def test_the_board_client_over_tls_on_cpython():
 
 def test_redis_py_and_fleetctl_over_tls():
     port, d = _server()
-    import fleetctl
+    from ticketq_tools import fleetctl
     import redis
 
     url = "rediss://127.0.0.1:%d/0?ssl_ca_certs=%s" % (port, os.path.join(d, "ca.pem"))
@@ -158,7 +158,7 @@ print("heap after handshake %d bytes, %d ms for 20 PINGs" % (used, ms))
 def test_the_board_client_over_tls_on_the_unix_port():
     # Under a 128 KiB heap, as a small board has.
     port, d = _server()
-    import mpunix
+    from ticketq_tools import mpunix
 
     exe, how = mpunix.find()
     if exe is None:

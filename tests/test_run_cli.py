@@ -156,7 +156,7 @@ def test_heap_must_fit_the_vm():
 
 def test_a_board_that_cannot_be_reached_is_a_failed_run(tmp_path=None):
     # An unreachable board is exit 4, the code fleetctl and the gateway give an unreachable
-    # server or board (tools/exitcodes.py, docs/fleet.md "Exit codes"); tools/run once
+    # server or board (tools/ticketq_tools/exitcodes.py, docs/fleet.md "Exit codes"); tools/run once
     # exited 2 for it, as if the command line were wrong, then 1, as for a failed job.
     _host()
     import os

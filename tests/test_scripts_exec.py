@@ -3,8 +3,8 @@
 # not executable and needed the .venv interpreter). The tools/fleetctl, tools/gateway and
 # tools/dashboard wrappers set up .venv and run the tool in it, as tools/run does; the tools
 # themselves, started by their shebang's python3 without redis-py or mpremote, rerun
-# themselves in the checkout's .venv (tools/venvpy.py). And deploy.py and devtest.py exit 4
-# (tools/exitcodes.py: unreachable) when no board is at the port given. Host only.
+# themselves in the checkout's .venv (tools/ticketq_tools/venvpy.py). And deploy.py and devtest.py exit 4
+# (tools/ticketq_tools/exitcodes.py: unreachable) when no board is at the port given. Host only.
 from support import skip, IS_MICROPYTHON
 
 

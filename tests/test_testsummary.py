@@ -14,7 +14,7 @@ def _ts():
     tools = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools")
     if tools not in sys.path:
         sys.path.insert(0, tools)
-    import testsummary
+    from ticketq_tools import testsummary
 
     return testsummary
 
@@ -101,7 +101,7 @@ def test_tools_test_stage_function_records_each_stage_and_the_summary_fails_the_
     import tempfile
 
     ts = _ts()
-    root = os.path.dirname(os.path.dirname(os.path.abspath(ts.__file__)))
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(ts.__file__))))  # tools/ticketq_tools/
     text = open(os.path.join(root, "tools", "test")).read()
     fn = re.search(r"^stage\(\) \{\n.*?^\}\n", text, re.M | re.S).group(0)
     assert 'tee "$f.log"' in fn and "PIPESTATUS[0]" in fn, fn

@@ -342,7 +342,7 @@ def machine():
 
 def run(smoke, rounds, jobs, mem_tickets, root, log):
     paths(root)
-    import fleetctl
+    from ticketq_tools import fleetctl
     import redis
 
     ensure_bullmq(log)
@@ -462,7 +462,7 @@ def markdown(res):
     out += table(res)
     out += [""] + extra_lines(res) + [""] + targets(res, "") + ["", "![jobs/s per row](fleet-bench.svg)", "",
                                       "How each row is measured: the docstring of `tools/bench/fleet.py`.", ""]
-    return "\n".join(out)
+    return "\n".join(out).replace("](docs/", "](")  # links from docs/fleet-bench.md, inside docs/
 
 
 def plot(res, path, log):

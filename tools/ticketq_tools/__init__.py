@@ -1,43 +1,37 @@
-"""The console scripts of `pip install ticketq[fleet]`: `ticketq-fleetctl` (tools/fleetctl.py),
-`ticketq-gateway` (tools/gateway.py) and `ticketq-dashboard` (tools/dashboard.py), run from
-the installed wheel without a checkout (the dashboard's --demo needs a checkout's tests/).
+"""ticketq's host programs, one package (issue 23): each module one job, each command a thin
+entry point that calls it.
 
-The wheel carries, in this package's folder, copies of tools/fleetctl.py,
-tools/gateway.py, tools/dashboard.py, the fleet's Lua library (fleet/*.lua, under ticketq_tools/fleet/) and the
-board worker the gateway's `--local` runs in-process (firmware/worker.py, workload.py,
-shell.py); the library itself (ticketq*.py) is at the top of site-packages. Those tools
-import each other by plain module name, as in a checkout, so each entry point puts this
-folder first on sys.path and points fleetctl at the packaged Lua library before running the
-tool's main(). From the wheel the gateway serves `--local`; `--connect` and `--unix` deploy
-board profiles and use the unix-port runner of a checkout (tools/deploy.py, boards/,
-tools/mpunix.py): run tools/gateway.py there.
+    commands (tools/NAME.py, tools/NAME)   ->  ticketq_tools.NAME  (its main(), via runpy)
+    console scripts of the wheel           ->  ticketq_tools.NAME:main (pyproject.toml)
+
+Modules: fleetctl (fleet queue admin CLI and the Lua loader), gateway (fleet -> board
+service), dashboard (live fleet view), fleetmetrics (Prometheus exporter: prometheus_client),
+exitcodes (one exit status per condition), run (the main job: the worker on a VM, an emulated
+or real board), deploy (a board profile onto a board over mpremote), devtest (the test modules
+on a board), emu (QEMU micro:bit), mcu (MicroPython builds for QEMU boards), mpunix (the
+unix-port runner), firmware (the ticketq micro:bit firmware), typecheck, stubdocs, mutants,
+testsummary (tools/test's helpers), libnames (lib/'s module names: read from manifest.py,
+pyproject.toml and the board profiles, the one place that knows them), venvpy (rerun a
+command in the checkout's .venv).
+
+Importing the package puts the library where its modules import it by plain name (`import
+ticketq_fleet`, `import worker`): in a checkout, ROOT/lib and ROOT/firmware first on sys.path;
+from the wheel (`pip install ticketq[fleet]`), the library is at the top of site-packages and
+the board worker the gateway's --local runs (firmware/worker.py, workload.py, shell.py) is
+packed in this package's board/ folder, put on sys.path; the fleet's Lua library is packed in
+fleet/. From the wheel the gateway serves --local; --connect and --unix deploy board profiles
+and use the unix-port runner of a checkout: run tools/gateway.py there.
 """
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-LUA = os.path.join(HERE, "fleet")
+ROOT = os.path.dirname(os.path.dirname(HERE))  # the checkout (tools/ticketq_tools/..)
+CHECKOUT = os.path.isfile(os.path.join(ROOT, "manifest.py")) and os.path.isdir(os.path.join(ROOT, "lib"))
+LUA = os.path.join(ROOT, "fleet") if CHECKOUT else os.path.join(HERE, "fleet")
 
+for _p in ((os.path.join(ROOT, "firmware"), os.path.join(ROOT, "lib")) if CHECKOUT
+           else (os.path.join(HERE, "board"),)):
+    if _p not in sys.path:
+        sys.path.insert(0, _p)
 
-def _load(name):
-    if HERE not in sys.path:
-        sys.path.insert(0, HERE)
-    import fleetctl
-
-    fleetctl.LUA = LUA  # in a checkout: ../fleet beside tools/; here: packaged beside it
-    return fleetctl if name == "fleetctl" else __import__(name)
-
-
-def fleetctl():
-    """Entry point of `ticketq-fleetctl`: tools/fleetctl.py's main(), its exit status."""
-    sys.exit(_load("fleetctl").main())
-
-
-def gateway():
-    """Entry point of `ticketq-gateway`: tools/gateway.py's main(), its exit status."""
-    sys.exit(_load("gateway").main())
-
-
-def dashboard():
-    """Entry point of `ticketq-dashboard`: tools/dashboard.py's main(), its exit status."""
-    sys.exit(_load("dashboard").main())

@@ -30,13 +30,6 @@ the URL's password is shown masked (redis://:***@host:port/db). Errors and exit 
 fleetctl's (docs/fleet.md, "Exit codes"): 2 usage, 4 unreachable, 5 password, 130 Ctrl-C.
 """
 
-if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks redis-py
-    try:
-        import venvpy
-        venvpy.ensure(__file__, ('redis',))
-    except ImportError:  # a copy outside a checkout: nothing to rerun
-        pass
-
 import argparse
 import collections
 import hmac
@@ -48,11 +41,11 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/, this package's parent
 if HERE not in sys.path:
     sys.path.insert(0, HERE)
 
-import fleetctl  # noqa: E402  (puts lib/ on sys.path in a checkout)
+from ticketq_tools import fleetctl  # noqa: E402  (puts lib/ on sys.path in a checkout)
 
 RATE_KEYS = ("pushed", "popped", "acked", "returned", "buried", "expired")
 LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")

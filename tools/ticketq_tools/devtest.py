@@ -31,19 +31,12 @@ afterwards, and a soft reset leaves the heap unlocked whatever a test did. The l
 `N passed, N failed, N skipped`; a run that counted no test at all exits 1 ("ran no test"),
 never 0. --quiet leaves out each test's PASS and SKIP line (how tools/test calls it unless
 -v); failures, the per-module table and the closing count stay. With --connect, no board at
-that port (absent, busy, nothing answering the raw REPL) exits 4, tools/exitcodes.py's
+that port (absent, busy, nothing answering the raw REPL) exits 4, tools/ticketq_tools/exitcodes.py's
 UNREACHABLE, as tools/run and the gateway do; a usage error 2.
 
 Modules: those named, else the profile's TESTS (the micro:bit has no room, asyncio or
 hypothesis for most), else every tests/test_*.py.
 """
-
-if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks mpremote and pyserial
-    try:
-        import venvpy
-        venvpy.ensure(__file__, ('mpremote', 'serial'))
-    except ImportError:  # a copy outside a checkout: nothing to rerun
-        pass
 
 import argparse
 import ast
@@ -53,15 +46,15 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/, this package's parent
 ROOT = os.path.dirname(HERE)
 TESTS = os.path.join(ROOT, "tests")
 sys.path.insert(0, HERE)
 
-import deploy  # noqa: E402
-import libnames  # noqa: E402  (lib/'s module names)
-import exitcodes  # noqa: E402
-from deploy import DeployError  # noqa: E402
+from ticketq_tools import deploy  # noqa: E402
+from ticketq_tools import libnames  # noqa: E402  (lib/'s module names)
+from ticketq_tools import exitcodes  # noqa: E402
+from ticketq_tools.deploy import DeployError  # noqa: E402
 
 sys.path.insert(0, TESTS)
 from mprun import MAY_LACK  # noqa: E402  (the same rule as on the VM)
@@ -456,7 +449,7 @@ def summary(tally, board_name):
 
 class EmulatedMicrobit:
     def __init__(self, firmware=None):
-        import emu
+        from ticketq_tools import emu
 
         self.emu = emu.Emulator(firmware=firmware)
 
@@ -510,7 +503,7 @@ def main(argv=None):
     sim = None
     try:
         if args.emulate:
-            import firmware
+            from ticketq_tools import firmware
 
             try:
                 hex_path, prof_name = firmware.for_emulator(args.firmware, log=out)
@@ -538,7 +531,7 @@ def main(argv=None):
             out("(%.1f s on the board)" % (time.monotonic() - t0))
             return summary(tally, prof["NAME"])
     except Exception as e:
-        import emu
+        from ticketq_tools import emu
 
         if not isinstance(e, (DeployError, emu.EmuError)):
             raise

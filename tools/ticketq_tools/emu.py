@@ -14,7 +14,7 @@ UART is put on a loopback TCP port, and mpremote drives it with
 
 From Python:
 
-    from emu import microbit, connect, put_file
+    from ticketq_tools.emu import microbit, connect, put_file
     with microbit() as url:                 # "socket://127.0.0.1:PORT"; QEMU killed on exit
         t = connect(url)                    # mpremote SerialTransport, in the raw REPL
         put_file(t, "mod.py", source)       # written, then size + byte sum checked on the board
@@ -23,13 +23,6 @@ From Python:
 
 A board boots in well under a second, so start a fresh one for a fresh heap (9792 B free).
 """
-
-if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks mpremote and pyserial
-    try:
-        import venvpy
-        venvpy.ensure(__file__, ('mpremote', 'serial'))
-    except ImportError:  # a copy outside a checkout: nothing to rerun
-        pass
 
 import argparse
 import contextlib

@@ -39,7 +39,7 @@ import subprocess
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/, this package's parent
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 
@@ -139,7 +139,7 @@ def mpy_cross(log):
 def frozen_source(path, prof):
     """What is frozen for a FROZEN file: the source as tools/deploy.py would put it on the
     board (stripped; the profile without host-only constants; the library less DROP)."""
-    import deploy
+    from ticketq_tools import deploy
 
     with open(path, encoding="utf-8") as f:
         text = f.read()
@@ -277,7 +277,7 @@ def elf_sizes(elf):
 
 
 def build(force=False, log=print):
-    import deploy
+    from ticketq_tools import deploy
 
     prof = deploy.read_profile(PROFILE)
     src = source_dir()
@@ -346,7 +346,7 @@ def for_emulator(which, log=print):
     (built here if the cache lacks it; profile microbit-frozen), or "stock", Debian's
     prebuilt hex (tools/emu.py finds it; profile microbit)."""
     if which == "stock":
-        import emu
+        from ticketq_tools import emu
 
         return emu.find_firmware(), "microbit"
     if which != "ticketq":

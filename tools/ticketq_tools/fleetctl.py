@@ -45,15 +45,8 @@ on every server, with one password; the URL printed is the first one's.
 Exit (the table in docs/fleet.md, "Exit codes", shared with the gateway and tools/run):
 0 done (also when the reader of its output went away: ... | head), 1 the server refused
 the operation, 2 usage, 4 server unreachable, 5 password needed or refused (or not
-permitted), 6 no such queue, 7 the library not loaded (tools/exitcodes.py).
+permitted), 6 no such queue, 7 the library not loaded (tools/ticketq_tools/exitcodes.py).
 """
-
-if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks redis-py
-    try:
-        import venvpy
-        venvpy.ensure(__file__, ('redis',))
-    except ImportError:  # a copy outside a checkout: nothing to rerun
-        pass
 
 import argparse
 import hashlib
@@ -62,14 +55,13 @@ import re
 import secrets
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/, this package's parent
 ROOT = os.path.dirname(HERE)
-LUA = os.path.join(ROOT, "fleet")
 # One file per concern, in load order: each may use what the ones before it define.
 PARTS = ("core.lua", "queue.lua", "lease.lua", "lanes.lua", "keyed.lua", "age.lua")
-for _p in (os.path.join(ROOT, "lib"), HERE):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
+import ticketq_tools  # noqa: E402  (puts lib/ and firmware/ on sys.path: ticketq_tools/__init__.py)
+
+LUA = ticketq_tools.LUA  # ROOT/fleet in a checkout; the wheel packs it beside this package
 
 import ticketq_fleet  # noqa: E402
 import ticketq_fleetlanes  # noqa: E402
@@ -258,7 +250,7 @@ def _db(url):
 
 # ---- errors a person can act on, and one exit code per condition (docs/fleet.md, "Exit
 # codes": the same table for fleetctl, the gateway and tools/run)
-import exitcodes  # noqa: E402
+from ticketq_tools import exitcodes  # noqa: E402
 
 EXIT_OK, EXIT_REFUSED, EXIT_USAGE = exitcodes.OK, exitcodes.FAILED, exitcodes.USAGE
 EXIT_UNREACHABLE, EXIT_AUTH = exitcodes.UNREACHABLE, exitcodes.AUTH
@@ -636,7 +628,7 @@ def _exporter(a, url):
     import time
 
     try:
-        import fleetmetrics
+        from ticketq_tools import fleetmetrics
     except ImportError as e:  # prometheus_client missing: requirements-dev.txt has it
         raise Failure(EXIT_USAGE, "exporter needs the prometheus_client package (pip install "
                       "prometheus_client): %s" % e)

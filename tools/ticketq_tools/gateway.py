@@ -74,18 +74,11 @@ queue's (as fleetctl exporter's), the gateway's jobs by outcome, its late acks (
 expiries) and jobs on the board, and the latency of its calls to the fleet (docs/fleet.md,
 "Metrics").
 
-Exit (tools/exitcodes.py, the table in docs/fleet.md): 0 stopped as asked (or its output's
+Exit (tools/ticketq_tools/exitcodes.py, the table in docs/fleet.md): 0 stopped as asked (or its output's
 reader went away); 1 a fleet error that is no outage (FleetError) or a bad name; 2 usage
 (a bad option, URL or --names); 4 the fleet or the board unreachable at setup; 5 password
 needed or refused; 6 no such queue; 7 the library not loaded; 130 Ctrl-C; 143 SIGTERM.
 """
-
-if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks redis-py
-    try:
-        import venvpy
-        venvpy.ensure(__file__, ('redis',))
-    except ImportError:  # a copy outside a checkout: nothing to rerun
-        pass
 
 import argparse
 import os
@@ -97,16 +90,14 @@ import threading
 import time
 import tty
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/, this package's parent
 ROOT = os.path.dirname(HERE)
-for _p in (HERE, os.path.join(ROOT, "lib"), os.path.join(ROOT, "firmware")):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
+import ticketq_tools  # noqa: E402  (puts lib/ and firmware/ on sys.path: ticketq_tools/__init__.py)
 
 from ticketq import QueueEmpty  # noqa: E402
 from ticketq_deadline import Deadline  # noqa: E402
 from ticketq_fleet import FleetError  # noqa: E402
-from fleetctl import open_queue, safe_url  # noqa: E402
+from ticketq_tools.fleetctl import open_queue, safe_url  # noqa: E402
 from ticketq_wait import Timeout  # noqa: E402
 
 CLASSES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
@@ -229,7 +220,7 @@ class UnixPort:
     get a soft reset (ctrl-D there ends the process), so this is not a deploy.Board."""
 
     def __init__(self, exe, timeout):
-        import mpunix
+        from ticketq_tools import mpunix
         from mpremote.transport_serial import SerialTransport
 
         self.timeout = timeout
@@ -549,10 +540,10 @@ def open_target(args, out):
     """(board worker, closer) for the chosen target."""
     if args.local:
         return LocalWorker(args.capacity or 32, out), None
-    import run
+    from ticketq_tools import run
 
     if args.unix:
-        import mpunix
+        from ticketq_tools import mpunix
 
         exe, how = mpunix.find()
         if exe is None:
@@ -561,15 +552,15 @@ def open_target(args, out):
         link = run.Link(port, {"NAME": "unix"}, args.timeout)
         link.run("from worker import Worker\nfrom workload import KINDS", "import worker, workload")
         return LinkWorker(link, args.capacity or 32, out), port
-    import deploy
+    from ticketq_tools import deploy
 
     try:
         board = deploy.open_board(args.connect, args.timeout)
-    except deploy.DeployError as e:  # no answer: unreachable (tools/exitcodes.py)
-        import exitcodes
+    except deploy.DeployError as e:  # no answer: unreachable (tools/ticketq_tools/exitcodes.py)
+        from ticketq_tools import exitcodes
 
         raise Stop(str(e), exitcodes.UNREACHABLE)
-    from devtest import pick_profile
+    from ticketq_tools.devtest import pick_profile
 
     prof = pick_profile(board, args.board)
     deploy.deploy(board, prof, log=lambda s: None)
@@ -630,8 +621,8 @@ def main(argv=None, out=print):
     try:
         import redis
 
-        import exitcodes
-        import fleetctl
+        from ticketq_tools import exitcodes
+        from ticketq_tools import fleetctl
 
         def setup_error(e):
             code, msg = fleetctl.explain(e, a.url, a.queue, a.prefix)
@@ -650,7 +641,7 @@ def main(argv=None, out=print):
             kw = dict(socket_timeout=10, socket_connect_timeout=10)
             if a.metrics_port is not None:
                 try:
-                    import fleetmetrics
+                    from ticketq_tools import fleetmetrics
                     from prometheus_client import CollectorRegistry
                 except ImportError as e:
                     raise Stop("--metrics-port needs the prometheus_client package (pip install "

@@ -18,7 +18,7 @@ and in manifest.py, pyproject.toml and the board profiles, not in each tool.
 import os
 import re
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 LIB = os.path.join(ROOT, "lib")
 FIRMWARE = os.path.join(ROOT, "firmware")
 TESTS = os.path.join(ROOT, "tests")

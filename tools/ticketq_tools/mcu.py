@@ -49,13 +49,6 @@ route that ran it: a test that differs fails the stage, as does any FAIL. --full
 full list everywhere.
 """
 
-if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks mpremote and pyserial
-    try:
-        import venvpy
-        venvpy.ensure(__file__, ('mpremote', 'serial'))
-    except ImportError:  # a copy outside a checkout: nothing to rerun
-        pass
-
 import argparse
 import contextlib
 import hashlib
@@ -70,7 +63,7 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/, this package's parent
 ROOT = os.path.dirname(HERE)
 TESTS = os.path.join(ROOT, "tests")
 LIB = os.path.join(ROOT, "lib")
@@ -82,7 +75,7 @@ CACHE = os.environ.get("TICKETQ_MCU_CACHE") or os.path.join(
     os.path.expanduser("~"), ".cache", "ticketq", "mcu")
 RECIPE = "1"  # bump when the way a firmware is built changes (part of every key)
 sys.path.insert(0, HERE)
-import libnames  # noqa: E402  (lib/'s module names, read from manifest.py and the profiles)
+from ticketq_tools import libnames  # noqa: E402  (lib/'s module names, read from manifest.py and the profiles)
 
 DEBIAN = ["gcc-arm-none-eabi", "libnewlib-arm-none-eabi", "qemu-system-arm", "qemu-system-misc",
           "gcc-riscv64-unknown-elf", "picolibc-riscv64-unknown-elf"]
@@ -349,7 +342,7 @@ class Qemu:
         self.target, self.elf, self.proc, self.url, self.log = target, elf, None, None, None
 
     def start(self, timeout=30.0, detach=False):
-        import emu
+        from ticketq_tools import emu
 
         fd, self.log = tempfile.mkstemp(prefix="tq-qemu-", suffix=".log")
 
@@ -383,7 +376,7 @@ class Qemu:
         raise McuError("%s: QEMU exited with code %s: %s" % (self.target, code, said))
 
     def stop(self):
-        import emu
+        from ticketq_tools import emu
 
         emu.end(self.proc)
         self.proc = None
@@ -457,7 +450,7 @@ def route_firmware(target, route, log=say):
 def stage_dir(target, route, dest, log=say):
     """Fill `dest` with what `mpremote mount` gives the board on this route: tests/*.py,
     firmware/, and the library as source (mount) or mpy-cross -march=TARGET .mpy (mpy)."""
-    import deploy
+    from ticketq_tools import deploy
 
     # The test modules, their helpers and firmware/ go as bytecode .mpy from the same
     # mpy-cross (no -march: none has native code): `mpremote mount` reads files at ~3 KB/s

@@ -38,9 +38,9 @@ import subprocess
 import sys
 import threading
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/, this package's parent
 sys.path.insert(0, HERE)
-import libnames  # noqa: E402  (lib/'s module names: the viper one --bytecode blocks)
+from ticketq_tools import libnames  # noqa: E402  (lib/'s module names: the viper one --bytecode blocks)
 ROOT = os.path.dirname(HERE)
 TESTS = os.path.join(ROOT, "tests")
 SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "micropython", "micropython"))

@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/, this package's parent
 ROOT = os.path.dirname(HERE)
 DATA = os.path.join(HERE, "mutants.json")
 REQS = os.path.join(HERE, "mutation-requirements.txt")
@@ -92,7 +92,7 @@ def check(data, root=ROOT):
 
 def micropython():
     sys.path.insert(0, HERE)
-    import mpunix
+    from ticketq_tools import mpunix
 
     return mpunix.find()[0]
 

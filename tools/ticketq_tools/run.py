@@ -49,7 +49,7 @@ If the board raises MemoryError, the run stops there with what did not fit and t
 heap (before it, and after a gc.collect()); a board that does not answer within --timeout
 seconds stops it too. Never a hang, never a silent pass.
 
-Exit status (tools/exitcodes.py, the table in docs/fleet.md): 0 the workload ran to its
+Exit status (tools/ticketq_tools/exitcodes.py, the table in docs/fleet.md): 0 the workload ran to its
 summary; 1 it did not (an error on the board or the VM, no answer once running); 2 usage or
 setup (a bad option, a bad workload file, no node, no VM, no profile, no emulator); 3 out of
 memory (MemoryError), what did not fit named; 4 the board cannot be reached (no REPL at the
@@ -57,13 +57,6 @@ connect string). With --exec:
 0, or 1 when the snippet raised (its traceback on stderr), or sys.exit's status, as
 `micropython -c`.
 """
-
-if __name__ == "__main__":  # a command: rerun in the checkout's .venv if this Python lacks mpremote and pyserial
-    try:
-        import venvpy
-        venvpy.ensure(__file__, ('mpremote', 'serial'))
-    except ImportError:  # a copy outside a checkout: nothing to rerun
-        pass
 
 import argparse
 import ast
@@ -74,19 +67,17 @@ import sys
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/, this package's parent
 ROOT = os.path.dirname(HERE)
 MAIN_MJS = os.path.join(HERE, "mpvm", "main.mjs")
 VM_PKG = os.path.join(HERE, "mpvm", "node_modules", "@micropython", "micropython-webassembly-pyscript")
 SAMPLE = os.path.join(ROOT, "firmware", "workload.txt")
 WORKER = os.path.join(ROOT, "firmware", "worker.py")
 WORKLOAD = os.path.join(ROOT, "firmware", "workload.py")
-for _p in (HERE, os.path.join(ROOT, "lib"), os.path.join(ROOT, "firmware")):
-    if _p not in sys.path:
-        sys.path.insert(0, _p)
+import ticketq_tools  # noqa: E402  (puts lib/ and firmware/ on sys.path: ticketq_tools/__init__.py)
 
-# One code per condition, shared with fleetctl and the gateway: tools/exitcodes.py
-from exitcodes import OK, FAILED, NO_RAM, UNREACHABLE, USAGE as SETUP  # noqa: E402
+# One code per condition, shared with fleetctl and the gateway: tools/ticketq_tools/exitcodes.py
+from ticketq_tools.exitcodes import OK, FAILED, NO_RAM, UNREACHABLE, USAGE as SETUP  # noqa: E402
 
 
 class Stop(Exception):
@@ -165,7 +156,7 @@ def run_vm(args, prof, path):
 def job_sources(path=WORKLOAD):
     """The job functions of workload.py and its KINDS table, as small stripped sources in
     source order: what KINDS needs from the module, nothing else (not play, sample...)."""
-    import deploy
+    from ticketq_tools import deploy
 
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read(), path)
@@ -450,7 +441,7 @@ def prepare(link, prof, sizes, log):
     """Soft reset, then import what worker.Worker needs one module at a time, measuring
     the free heap after each; then the job functions. Returns (job kinds, free heap
     after the soft reset). The heap line is printed also when something does not fit."""
-    import deploy
+    from ticketq_tools import deploy
 
     link.board.soft_reset()
     boot = link.free("a soft reset")
@@ -479,15 +470,15 @@ def prepare(link, prof, sizes, log):
 
 
 def run_board(args, url, path, emulated):
-    import deploy
+    from ticketq_tools import deploy
 
     t0 = time.monotonic()
     try:
         board = deploy.open_board(url, args.timeout)
-    except deploy.DeployError as e:  # no answer: unreachable (tools/exitcodes.py, docs/fleet.md)
+    except deploy.DeployError as e:  # no answer: unreachable (tools/ticketq_tools/exitcodes.py, docs/fleet.md)
         raise Stop(str(e), UNREACHABLE)
     with board:
-        from devtest import pick_profile  # --board, else the profile named as its sys.platform
+        from ticketq_tools.devtest import pick_profile  # --board, else the profile named as its sys.platform
 
         try:
             prof = pick_profile(board, args.board or emulated)
@@ -541,8 +532,8 @@ def run_qemu(args, path):
     (viper=True). That firmware has no writable filesystem: instead of deploying, the
     profile (as board.py) and firmware/*.py are mounted with mpremote mount; the library
     is the frozen one. Then as on a board: prepare, play, summary."""
-    import deploy
-    import mcu
+    from ticketq_tools import deploy
+    from ticketq_tools import mcu
     import tempfile
 
     target, profile = QEMU_BOARDS[args.emulate]
@@ -778,7 +769,7 @@ def main(argv=None):
                     "on the host MicroPython VM (default), a board over mpremote, or the emulated micro:bit.",
         epilog="Workload format: firmware/workload.pyi (queue / push / cancel / run lines), checked whole "
                "before anything runs. Exit: 0 ran, 1 failed, 2 setup or usage (a bad option or workload "
-               "file), 3 out of memory on the target, 4 the board cannot be reached (tools/exitcodes.py); with --exec, 0, 1 or sys.exit's as micropython -c.")
+               "file), 3 out of memory on the target, 4 the board cannot be reached (tools/ticketq_tools/exitcodes.py); with --exec, 0, 1 or sys.exit's as micropython -c.")
     p.add_argument("--workload", "-w", metavar="FILE", default=SAMPLE,
                    help="workload file (default: firmware/workload.txt, the sample of an edge mesh node)")
     g = p.add_mutually_exclusive_group()
@@ -818,7 +809,7 @@ def main(argv=None):
         if bad:  # nothing has run yet, anywhere
             raise BadWorkload(bad)
         if not (args.connect or args.emulate):
-            import deploy
+            from ticketq_tools import deploy
 
             try:
                 prof = deploy.read_profile(args.board or "host")
@@ -829,7 +820,7 @@ def main(argv=None):
         args.timeout = args.timeout or 10.0
         try:
             import mpremote  # noqa: F401
-            import emu
+            from ticketq_tools import emu
         except ImportError as e:
             raise Stop("%s: run tools/setup (mpremote from PyPI)" % e, SETUP)
         if args.connect:
@@ -838,7 +829,7 @@ def main(argv=None):
         if args.emulate in QEMU_BOARDS:
             run_qemu(args, path)
             return OK
-        import firmware
+        from ticketq_tools import firmware
 
         try:
             hex_path, prof_name = firmware.for_emulator(args.firmware, log=lambda s: print(s, file=sys.stderr))

@@ -17,7 +17,7 @@ import ast
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/, this package's parent
 LIB = os.path.join(os.path.dirname(HERE), "lib")
 
 

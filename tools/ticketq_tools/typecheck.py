@@ -37,15 +37,14 @@ import subprocess
 import sys
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "tools"))
-import libnames  # noqa: E402  (lib/'s module names)
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from ticketq_tools import libnames  # noqa: E402  (lib/'s module names)
 PINS = os.path.join(ROOT, "typecheck")
 BUILD = os.path.join(ROOT, "build", "typecheck")
 INSTALL = ".venv/bin/pip install -r tools/typecheck-requirements.txt"
 
 def _f(name):
-    # the file of library module `name` (tools/libnames.py: whatever lib/'s layout)
+    # the file of library module `name` (ticketq_tools/libnames.py: whatever lib/'s layout)
     return libnames.file_of(name) or "lib/%s.py" % name
 
 

@@ -6,7 +6,7 @@ it first). Each such tool calls, before anything else when run as a command:
 
     if __name__ == "__main__":
         try:
-            import venvpy
+            from ticketq_tools import venvpy
             venvpy.ensure(__file__, ("redis",))
         except ImportError:  # a copy outside a checkout (the wheel's): nothing to do
             pass
@@ -21,7 +21,7 @@ import importlib.util
 import os
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 VENV = os.path.join(ROOT, ".venv")
 
 

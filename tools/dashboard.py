@@ -1,0 +1,13 @@
+#!/usr/bin/env python3
+"""The command tools/dashboard.py: runs ticketq_tools/dashboard.py (the module says what it does;
+tools/dashboard.py --help gives its options) with this tools/ folder first on sys.path."""
+import os
+import runpy
+import sys
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from ticketq_tools import venvpy  # without redis here: rerun in the checkout's .venv
+
+    venvpy.ensure(__file__, ('redis',))
+    runpy.run_module("ticketq_tools.dashboard", run_name="__main__")

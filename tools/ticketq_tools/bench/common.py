@@ -1,0 +1,41 @@
+"""What every part of the interpreter benchmark shares: where it is (HERE: tools/bench, with the
+kernels that run on the targets), the implementations and interpreters it compares, their order.
+"""
+import os
+import sys
+
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+HERE = os.path.join(ROOT, "tools", "bench")  # the kernels, workers and results.json
+sys.path[0:0] = [HERE, os.path.join(ROOT, "tools")]
+import shake  # noqa: E402
+
+NAMES = {
+    "tq": "ticketq.TicketQueue",
+    "tqb": "ticketq, bytecode path forced",
+    "hqt": "heapq, (class, seq, id) tuples",
+    "hqi": "heapq, packed ints (C floor)",
+    "pq": "queue.PriorityQueue",
+    "sl": "sorted list + insort",
+    "ph": "pure-Python heap of tuples",
+}
+TITLES = {
+    "cpython": "CPython",
+    "vm": "MicroPython WebAssembly VM",
+    "unix": "MicroPython unix port (32-bit)",
+    "microbit": "micro:bit v1, emulated",
+}
+# MicroPython's QEMU firmware of tools/mcu.py, ticketq frozen with viper=True: --interp name
+# -> tools/mcu.py target
+QEMU = {"qemu-armv6m": "armv6m", "qemu-armv7m": "armv7m", "qemu-rv32": "rv32imc"}
+TITLES.update({
+    "qemu-armv6m": "Cortex-M0 (armv6m, RP2040's ISA) under QEMU",
+    "qemu-armv7m": "Cortex-M3 (armv7m, RP2350/stm32's ISA) under QEMU",
+    "qemu-rv32": "RISC-V rv32imc (ESP32-C3's ISA) under QEMU",
+})
+ORDER = ("cpython", "vm", "unix", "microbit") + tuple(QEMU)
+MICROPYTHONS = ("vm", "unix", "microbit") + tuple(QEMU)
+
+
+def fills(cap):
+    return (0, cap // 2, cap - 1)
