@@ -413,9 +413,8 @@ def extra_lines(res):
     ]
 
 
-def targets(res, docs="docs/"):
-    """Issue 21's targets, each met or not, from this run's figures; docs: the path to docs/
-    from the page the lines go into ("" for docs/fleet-bench.md itself)."""
+def targets(res):
+    """Issue 21's targets, each met or not, from this run's figures."""
     rows = res["rows"]
     below = [r["row"] for r in rows if r["ratio"] < 1.0]
     push = rows[0]["ticketq_script_us"] / res["bare"]["script_us"]
@@ -441,7 +440,7 @@ def targets(res, docs="docs/"):
             met(not cpu_over), "" if not cpu_over else " (above: %s)" % ", ".join(cpu_over)),
         "- Memory per queued ticket at or below BullMQ's per job: %s (%.2fx)." % (met(mem <= 1), mem),
         "- Scale-out over Redis Cluster masters: measured apart, by `tools/bench/fleet_cluster.py` "
-        "([docs/fleet-cluster.md](%sfleet-cluster.md))." % docs,
+        "([docs/fleet-cluster.md](docs/fleet-cluster.md)).",
     ]
 
 
@@ -460,7 +459,7 @@ def header(res):
 def markdown(res):
     out = ["# Fleet tier against BullMQ", "", header(res), ""]
     out += table(res)
-    out += [""] + extra_lines(res) + [""] + targets(res, "") + ["", "![jobs/s per row](fleet-bench.svg)", "",
+    out += [""] + extra_lines(res) + [""] + targets(res) + ["", "![jobs/s per row](fleet-bench.svg)", "",
                                       "How each row is measured: the docstring of `tools/bench/fleet.py`.", ""]
     return "\n".join(out).replace("](docs/", "](")  # links from docs/fleet-bench.md, inside docs/
 
