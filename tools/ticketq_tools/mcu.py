@@ -280,6 +280,12 @@ def firmware(target, viper, log=say):
         build = "build-%s-%s-%s" % (target, "viper" if viper else "noviper", flags_key(target, viper))
         log("building %s firmware (%s, %s) -> %s" % (target, t["board"], "viper" if viper else "no viper",
                                                       os.path.relpath(out, CACHE)))
+        # The build folder is shared by every checkout on this machine (its C objects are
+        # worth keeping), but not its frozen .mpy: makemanifest recompiles a module only when
+        # its source is newer than the .mpy, and a clone whose lib/ is older than another
+        # checkout's last build froze that checkout's ticketq.py (seen: an ImportError of a
+        # module only the other branch had). They are compiled again on every build.
+        shutil.rmtree(os.path.join(tree, "ports", "qemu", build, "frozen_mpy"), ignore_errors=True)
         secs = _make(["BOARD=" + t["board"], "BUILD=" + build, "FROZEN_MANIFEST=" + man, HEAP] + t["make_args"](),
                      os.path.join(tree, "ports", "qemu"), log)
         tmp = out + ".tmp"
