@@ -170,7 +170,7 @@ def test_keyed_lane_queue_age_stats_and_gauge():
     from ticketq_fleetlanes import FleetLaneQueue
 
     import fleet_server
-    import fleetctl
+    from ticketq_tools import fleetctl
 
     q = FleetLaneQueue(conn, "age-keyed", 50)
     q.destroy()
@@ -197,7 +197,7 @@ def test_keyed_lane_queue_age_stats_and_gauge():
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "oldest queued ticket: " in p.stdout, (p.stdout, p.stderr)
     from prometheus_client import CollectorRegistry, generate_latest
-    import fleetmetrics
+    from ticketq_tools import fleetmetrics
 
     reg = CollectorRegistry()
     reg.register(fleetmetrics.QueueCollector(conn, ["age-keyed"]))
