@@ -421,14 +421,7 @@ local function kheld(keys, token)
   if not colon or colon < 28 or string.sub(token, 26, 26) ~= '.' then
     fail('TQARG', 'not a lease token: ' .. token)
   end
-  local lm = string.sub(token, 1, colon - 1)
-  if not redis.call('ZSCORE', keys[LEASED], lm) then
-    return nil
-  end
-  if redis.call('HGET', keys[DELIV], string.sub(lm, 2)) ~= string.sub(token, colon + 1) then
-    return nil
-  end
-  return lm
+  return held_at(keys, token, colon)
 end
 
 local function kon_lease(keys, args, op, fn)

@@ -7,12 +7,9 @@
 -- expired and the ticket was leased again, the first holder's token no longer matches, so
 -- its late ack or release changes nothing (0).
 
-local function held(keys, token)
-  -- The leased member of a token that still holds its lease, or nil.
-  local colon = string.find(token, ':', 1, true)
-  if colon ~= 26 and colon ~= 27 then
-    fail('TQARG', 'not a lease token: ' .. token)
-  end
+local function held_at(keys, token, colon)
+  -- The leased member of a token whose ':' is at `colon` (its shape checked by the caller:
+  -- held here, keyed.lua's kheld) if it still holds its lease, this very delivery, or nil.
   local lm = string.sub(token, 1, colon - 1)
   if not redis.call('ZSCORE', keys[LEASED], lm) then
     return nil
@@ -21,6 +18,15 @@ local function held(keys, token)
     return nil
   end
   return lm
+end
+
+local function held(keys, token)
+  -- The leased member of a token that still holds its lease, or nil.
+  local colon = string.find(token, ':', 1, true)
+  if colon ~= 26 and colon ~= 27 then
+    fail('TQARG', 'not a lease token: ' .. token)
+  end
+  return held_at(keys, token, colon)
 end
 
 local function on_lease(keys, args, op, fn)
