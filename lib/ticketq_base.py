@@ -1,6 +1,7 @@
 # ticketq_base: the cold half of ticketq.TicketQueue (construction, clear, full, remove,
-# repr) and the two exceptions. Full documentation is in ticketq.pyi; run-time docstrings
-# are kept out because a micro:bit keeps them in RAM, comments cost nothing.
+# repr) and the two exceptions. Documentation: the docstrings below (help(), editors; the
+# .pyi stubs carry the types). mpy-cross and freezing drop them, tools/deploy.py strips them
+# for a board that compiles source.
 #
 # Why a separate module: a BBC micro:bit v1 (MicroPython 1.9.2, ~10 KB heap) compiles a
 # whole module in RAM before running it, and needs about three times its stripped size free
@@ -21,10 +22,19 @@ _DIG0 = 0x2A5F0C3  # the digest of an empty schedule (tests compare with it)
 
 
 class QueueFull(Exception):
+    """Raised by push on a full queue; the queue is unchanged (no sequence number spent).
+
+    Backpressure: even a CRITICAL ticket cannot jump a full queue. On MicroPython a fresh
+    instance is raised while the heap can allocate, and one preallocated instance while
+    ``micropython.heap_lock()`` is in force, so raising never allocates under the lock and
+    no instance's traceback grows without bound.
+    """
     pass
 
 
 class QueueEmpty(Exception):
+    """Raised by pop and peek on an empty queue; raised like QueueFull (no allocation).
+    """
     pass
 
 
@@ -44,9 +54,22 @@ def _err(e):
 
 
 class QueueBase:
-    # Not for use on its own: ticketq.TicketQueue adds push, pop, peek and len.
-    # The fields (_k, _d, _n, _nxt, _nb, _lim: the sequence numbers) are explained there.
+    """Not for use on its own: ticketq.TicketQueue adds push, pop, peek and len. The fields
+    (_k, _d, _n, _nxt, _nb, _lim: the sequence numbers) are explained there.
+    """
     def __init__(self, capacity, first_seq=0, aging=0):
+        """Allocate all storage: 8 bytes a slot, two arrays, nothing more ever.
+
+        capacity: 1 <= capacity <= 2**24 slots (RAM is the real bound: 32 slots = 256 B).
+        first_seq: the sequence number of the first push, 0 <= first_seq < 2**30. Lets a
+            board that restores or mirrors a queue continue its sequence.
+        aging: 0 (default, strict priority) or 1 <= N <= 2**30 - 1: every N pops, the
+            oldest queued ticket (pushed first) below CRITICAL moves up one class (keeping
+            its sequence number).
+
+        Raises TypeError for a non-int, ValueError for a value out of range (see
+        "Integers" in the module doc: bools and int subclasses count as their value).
+        """
         capacity = _int(capacity, 1, 0x1000000, "capacity")
         first_seq = _int(first_seq, 0, 0x3FFFFFFF, "first_seq")
         aging = _int(aging, 0, 0x3FFFFFFF, "aging")
@@ -63,6 +86,11 @@ class QueueBase:
     def clear(self):
         # Empties the queue and restarts the digest and aging count; the sequence goes on
         # (it is a logical clock: it never goes back).
+        """Drop every ticket; start a new schedule: ``digest`` back to its empty value,
+        ``last_priority`` and ``last_seq`` back to -1, the aging count restarted. The
+        sequence goes on (a logical clock never goes back): the next push gets the number
+        after the last one handed out. O(1); no allocation.
+        """
         self._n = 0
         self._left = self.aging
         self.digest = _DIG0
@@ -70,10 +98,18 @@ class QueueBase:
         self.last_seq = -1
 
     def full(self):
+        """True when ``len(q) == capacity``: the next push raises QueueFull.
+        """
         return self._n >= self.capacity
 
     def remove(self, job_id):
         # The oldest ticket with this id: O(n) search, O(log n) repair.
+        """Remove the oldest queued ticket (pushed first) with this job id.
+
+        Returns True if one was removed, False if none is queued. The ticket that fills the
+        hole is sifted up or down as it needs. Raises TypeError/ValueError for an id that
+        push would refuse (queue unchanged). O(n) search + O(log n) repair; no allocation.
+        """
         job_id = _int(job_id, 0, 0x3FFFFFFF, "job id")
         j = oldest(self._k, self._d, self._n, job_id)
         if j < 0:
@@ -83,6 +119,8 @@ class QueueBase:
         return True
 
     def __repr__(self):
+        """``<TicketQueue n/capacity CRITICAL=c HIGH=h NORMAL=m LOW=l>`` (allocates).
+        """
         c = [0, 0, 0, 0]
         for j in range(self._n):
             c[1 - (self._k[j] >> 29)] += 1

@@ -25,7 +25,7 @@ _SMASK = const(0x1FFFFFFF)  # the internal sequence bits of a key
 
 
 def up(k, d, i, key, v):
-    # Put (key, v) in the hole at slot i, moving larger parents down. O(log n).
+    """Put (key, v) in the hole at slot i, moving larger parents down. O(log n)."""
     while i:
         p = (i - 1) >> 1
         if k[p] < key:
@@ -38,7 +38,7 @@ def up(k, d, i, key, v):
 
 
 def down(k, d, n, i, key, v):
-    # Put (key, v) in the hole at slot i of n, moving smaller children up. O(log n).
+    """Put (key, v) in the hole at slot i of n, moving smaller children up. O(log n)."""
     c = 2 * i + 1
     while c < n:
         if c + 1 < n and k[c + 1] < k[c]:
@@ -54,8 +54,9 @@ def down(k, d, n, i, key, v):
 
 
 def delete(k, d, n, j):
-    # Remove slot j of n (n - 1 remain). The last ticket fills the hole; it may belong above
-    # it or below it, so it is sifted whichever way it needs. O(log n).
+    """Remove slot j of n (n - 1 remain). The last ticket fills the hole; it may belong
+    above it or below it, so it is sifted whichever way it needs. O(log n).
+    """
     n -= 1
     if j < n:
         if j and k[n] < k[(j - 1) >> 1]:
@@ -65,9 +66,10 @@ def delete(k, d, n, j):
 
 
 def oldest(k, d, n, v):
-    # Slot of the oldest ticket (pushed first: the lowest internal sequence, which unlike
-    # the outside number never wraps) with job id v, or, for v < 0, of the oldest ticket
-    # below the top class; -1 if there is none. O(n).
+    """Slot of the oldest ticket (pushed first: the lowest internal sequence, which unlike
+    the outside number never wraps) with job id v, or, for v < 0, of the oldest ticket
+    below the top class; -1 if there is none. O(n).
+    """
     j = -1
     w = 0x20000000  # above every internal sequence
     for i in range(n):
@@ -81,8 +83,9 @@ def oldest(k, d, n, v):
 
 
 def promote(k, d, n):
-    # Aging: the oldest ticket below the top class moves up one class, keeping its
-    # sequence, and is marked promoted (~id). Its key only gets smaller: it can only go up.
+    """Aging: the oldest ticket below the top class moves up one class, keeping its
+    sequence, and is marked promoted (~id). Its key only gets smaller: it can only go up.
+    """
     j = oldest(k, d, n, -1)
     if j >= 0:
         v = d[j]
@@ -90,11 +93,12 @@ def promote(k, d, n):
 
 
 def renumber(k, n, w):
-    # The internal counter ran out. Tickets with sequence >= w (the recent ones) are shifted
-    # down together and so keep their outside numbers; older ones are packed to 0, 1, ... in
-    # order. No comparison between two tickets changes: the heap stays valid as it is.
-    # Returns the shift applied to the recent ones. O(n) + O(n) per packed ticket.
-    # c: tickets packed so far; p: the sequence of the last one packed.
+    """The internal counter ran out. Tickets with sequence >= w (the recent ones) are
+    shifted down together and so keep their outside numbers; older ones are packed to 0,
+    1, ... in order. No comparison between two tickets changes: the heap stays valid as
+    it is. Returns the shift applied to the recent ones. O(n) + O(n) per packed ticket.
+    c: tickets packed so far; p: the sequence of the last one packed.
+    """
     c = 0
     p = -1
     while 1:

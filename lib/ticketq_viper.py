@@ -274,11 +274,12 @@ def _run(Q, out):
 
 
 def selfcheck(Q=None):
-    # None when class Q (default: this module's TicketQueue) refuses an argument too many
-    # on each viper method and gives the bytecode class's answers on _run, else the reason
-    # (a str). The arity check is the one literal-pool load no source can avoid: every
-    # viper function with arguments loads its signature from one, so on a misplaced frozen
-    # armv6m function it lets extra arguments through, silently (see the top).
+    """None when class Q (default: this module's TicketQueue) refuses an argument too many
+    on each viper method and gives the bytecode class's answers on _run, else the reason
+    (a str). The arity check is the one literal-pool load no source can avoid: every
+    viper function with arguments loads its signature from one, so on a misplaced frozen
+    armv6m function it lets extra arguments through, silently (see the top).
+    """
     Q = Q or TicketQueue
     q = Q(4)
     q.push(1, 1)
