@@ -8,7 +8,7 @@ Not needed by a board at run time (ticketq never imports it), so a small board t
 use it does not pay for it. ``Trace.record`` is the one hot-path piece: it allocates nothing.
 """
 from array import array
-from ticketq_heap import _int, oldest
+from ticketq_core import _int, oldest
 
 _NAMES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
 

@@ -61,8 +61,7 @@ Integers: ids, classes, sequence numbers, the digest and pop numbers are small i
 (< 2**30) on a 32-bit board; this module allocates (a network client does), it is not for
 a heap_lock'ed hot path.
 """
-from ticketq_heap import _int
-from ticketq_base import QueueFull, QueueEmpty
+from ticketq_core import _int, QueueFull, QueueEmpty
 from ticketq_wait import timeout
 from ticketq_deadline import Deadline
 

@@ -43,8 +43,7 @@ Differences from LaneQueue: capacity up to 2**24 (LaneQueue: 32767, its links ar
 sequence numbers stay exact where a board renumbers (docs/fleet.md); each call is a network
 round trip and allocates (not for a heap_lock'ed hot path). Not for the micro:bit.
 """
-from ticketq_heap import _int
-from ticketq_base import QueueFull
+from ticketq_core import _int, QueueFull
 from ticketq_lanes import LaneFull, _lane_full, _weights, _bounds  # noqa: F401 (LaneFull: API)
 from ticketq_fleet import FleetQueue, FleetError, _MASK, _text
 

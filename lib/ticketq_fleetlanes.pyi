@@ -2,7 +2,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 from ticketq_fleet import FleetQueue, Job, Token
 from ticketq_lanes import LaneFull as LaneFull
-from ticketq_base import QueueFull
+from ticketq import QueueFull
 
 
 class LanesFull(QueueFull):

@@ -14,13 +14,8 @@
 # allocation, as any method call), and a fixed-lane queue runs exactly the code it ran
 # before.
 from array import array
-from ticketq_heap import oldest, renumber, _int
-from ticketq_base import _FULL, _EMPTY, _err
+from ticketq_core import TicketQueue, oldest, renumber, _int, _FULL, _EMPTY, _err
 from ticketq_lanes import LaneQueue, LanesFull, _lane_full
-import ticketq
-from ticketq import TicketQueue
-if ticketq.PATH == "viper":  # LaneQueue's base, as in ticketq_lanes
-    from ticketq_viper import BytecodeQueue as TicketQueue
 
 try:
     from micropython import const

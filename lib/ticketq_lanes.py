@@ -12,7 +12,7 @@
 # is read: the rotation is a function of the operation order alone.
 #
 # Storage, all allocated in __init__ (13 bytes a slot, W + 28 bytes a lane):
-#   _k, _d    as in TicketQueue (ticketq_heap's key layout, ~id once aging promoted it), but
+#   _k, _d    as in TicketQueue (ticketq_core's key layout, ~id once aging promoted it), but
 #             an unordered pool: live tickets in slots 0 .. n-1, a hole filled by the last
 #   _ln       the lane of each slot (bytearray)
 #   _nx, _pv  links of the doubly linked (class, lane) lists, -1 at the ends (array('h'))
@@ -24,7 +24,7 @@
 # The invariant: each (class, lane) list holds its tickets in increasing sequence order
 # (pushes append the newest; aging inserts in order; renumbering keeps order).
 # Sequence numbers, renumbering, the digest, the trace and aging's count are TicketQueue's
-# (the same steps in push and pop below); oldest() and renumber() from ticketq_heap work on
+# (the same steps in push and pop below); oldest() and renumber() from ticketq_core work on
 # the pool because they only need the live tickets in slots 0 .. n-1.
 #
 # Hot paths (push, pop, peek, remove, len, lane_len) allocate nothing and keep every
@@ -34,7 +34,7 @@
 # replaces push, pop, peek and remove, and the viper class under it would only turn the
 # shared fields into properties over an array, halving the speed of a push+pop (measured
 # on the 32-bit unix port: 13.6 us against 6.7 us at 120 queued). So on the viper path a
-# LaneQueue is no instance of ticketq.TicketQueue; ticketq_base.QueueBase is the class
+# LaneQueue is no instance of ticketq.TicketQueue; ticketq_core.QueueBase is the class
 # every queue shares.
 """ticketq_lanes: fair lanes, a ticket queue whose classes are split into weighted FIFO lanes.
 
@@ -134,16 +134,11 @@ Sequence numbers, ``first_seq``, renumbering, ``last_priority``/``last_seq``, ``
 *bytecode* TicketQueue on every path, ``ticketq.PATH``: it replaces push, pop, peek and
 remove, and the viper class under it would only halve its speed; so where ``PATH`` is
 ``"viper"``, ``isinstance(q, ticketq.TicketQueue)`` is False for a LaneQueue, and
-``ticketq_base.QueueBase`` is the class every queue shares). A LaneQueue with one lane pops
+``ticketq.QueueBase`` is the class every queue shares). A LaneQueue with one lane pops
 exactly what a TicketQueue pops on either path, digest included (tests/test_differential.py).
 """
 from array import array
-import ticketq
-from ticketq import TicketQueue
-if ticketq.PATH == "viper":
-    from ticketq_viper import BytecodeQueue as TicketQueue
-from ticketq_heap import oldest, renumber, _int
-from ticketq_base import QueueFull, _FULL, _EMPTY, _err
+from ticketq_core import TicketQueue, oldest, renumber, _int, QueueFull, _FULL, _EMPTY, _err
 
 try:
     from micropython import const
@@ -184,7 +179,7 @@ _LFULL = LaneFull("ticket lane full")
 
 def _lane_full(lane, bound):
     # Says which lane and its bound; under heap_lock (formatting allocates) the preallocated
-    # instance, as ticketq_base._err does for the queue's own bound.
+    # instance, as ticketq_core._err does for the queue's own bound.
     try:
         return LaneFull("lane %d full (%d tickets)" % (lane, bound))
     except MemoryError:

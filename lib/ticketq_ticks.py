@@ -53,8 +53,8 @@ TICKS_MAX = 0x3FFFFFFF
 
 
 def _ms(v, s):
-    # (Not ticketq_heap._int: the tick modules stand without the queue's modules, and on the
-    # micro:bit importing ticketq_heap for this would cost ~1.5 KB of heap.)
+    # (Not ticketq_core._int: the tick modules stand without the queue's modules, and on the
+    # micro:bit importing ticketq_core for this would cost ~1.5 KB of heap.)
     # The one int rule (ticketq.pyi, "Integers"): an int, bool or int subclass as its plain
     # int (v + 0: int(v) fails for an int subclass on MicroPython 1.9), else TypeError.
     if not isinstance(v, int) and type(v) is not bool:

@@ -28,8 +28,7 @@ Design sources: FreeRTOS ``xQueueReceive`` with ``xTaskCheckForTimeOut`` (a wait
 never restarts its timeout), Zephyr ``sys_timepoint_timeout`` (the time left is recomputed
 from one fixed deadline), MicroPython's ``ticks_diff`` deadline idiom.
 """
-from ticketq import QueueEmpty
-from ticketq_heap import _int
+from ticketq_core import QueueEmpty, _int
 from ticketq_deadline import sleep_ms, Deadline
 
 
