@@ -273,7 +273,7 @@ def microbit_plan(c):
     src = open(os.path.join(HERE, "tqbench.py")).read()
     drop = deploy.read_profile("microbit").get("DROP", ())
     lib = [(m + ".py", deploy.strip_source(open(os.path.join(ROOT, "lib", m + ".py")).read(), m, drop))
-           for m in ("ticketq_heap", "ticketq_base", "ticketq")]
+           for m in ("ticketq_core", "ticketq")]
     mem = "import gc;gc.collect();print((gc.mem_alloc(),gc.mem_free()))"
     steps = [("put", name, text) for name, text in lib]
     steps += [("reset",), X(mem, ("imp0",)), ("reset",), X("import ticketq"), X(mem, ("imp1",)),
