@@ -13,11 +13,12 @@ metadata(
 module("ticketq.py", base_path="lib")
 module("ticketq_async.py", base_path="lib")
 module("ticketq_audit.py", base_path="lib")
-module("ticketq_base.py", base_path="lib")
+module("ticketq_base.py", base_path="lib")  # deprecated name (ticketq_core), for one release
+module("ticketq_core.py", base_path="lib")
 module("ticketq_deadline.py", base_path="lib")
 module("ticketq_fleet.py", base_path="lib")
 module("ticketq_fleetlanes.py", base_path="lib")
-module("ticketq_heap.py", base_path="lib")
+module("ticketq_heap.py", base_path="lib")  # deprecated name (ticketq_core), for one release
 module("ticketq_keyed.py", base_path="lib")
 module("ticketq_lanes.py", base_path="lib")
 module("ticketq_resp.py", base_path="lib")

@@ -1,7 +1,14 @@
 # ticketq_audit: what a person needs to check a schedule, kept out of ticketq.py so a small
-# board that does not need it does not pay for it. Full documentation: ticketq_audit.pyi.
+# board that does not need it does not pay for it. Documentation: the docstrings below
+# (help(), editors; the .pyi stubs carry the types). mpy-cross and freezing drop them,
+# tools/deploy.py strips them for a board that compiles source.
+"""ticketq_audit: what a person needs to check a ticketq schedule, from the REPL or a host.
+
+Not needed by a board at run time (ticketq never imports it), so a small board that does not
+use it does not pay for it. ``Trace.record`` is the one hot-path piece: it allocates nothing.
+"""
 from array import array
-from ticketq_heap import _int, oldest
+from ticketq_core import _int, oldest
 
 _NAMES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
 
@@ -9,7 +16,18 @@ _NAMES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
 class Trace:
     # A ring of the last `size` pops, preallocated: record() allocates nothing, so it can
     # stay attached to a queue on the hot path (q.trace = Trace(16)).
+    """A preallocated ring of the last ``size`` pops of a queue.
+
+    Attach it with ``q.trace = Trace(16)``: every ``q.pop()`` then calls
+    ``record(id, class, seq, promoted)`` (a LaneQueue adds the lane for lanes other than 0;
+    a keyed one the key), which writes four preallocated slots (three ``array('i')`` and a
+    ``bytearray``) and allocates nothing, so it can stay on for months. Memory: 13 bytes per
+    entry plus the object.
+    """
     def __init__(self, size):
+        """``size``: 1 <= size <= 2**24 entries. Raises TypeError for a non-int, ValueError out
+        of range (ints, bools and int subclasses: the rule of ticketq.pyi, "Integers").
+        """
         size = _int(size, 1, 0x1000000, "trace size")  # as a queue's capacity: 13 B an entry
         self.size = size
         self._i = array("i", range(size))
@@ -20,6 +38,10 @@ class Trace:
         self.count = 0
 
     def record(self, job_id, cls, seq, promoted, lane=0):
+        """Called by ``TicketQueue.pop``: id (0..2**30-1), class (0..3), sequence number
+        (0..2**30-1), whether aging promoted the ticket; by ``LaneQueue.pop`` also the lane
+        (0..29; keyed: the key, 0..2**30-1) when it is not 0. O(1); no allocation.
+        """
         p = self._pos
         self._i[p] = job_id
         self._s[p] = seq
@@ -33,6 +55,9 @@ class Trace:
     def entries(self, lanes=False):
         # [(id, class, seq, promoted), ...], oldest first, with the lane last if `lanes`.
         # Allocates (REPL use).
+        """``[(id, class, seq, promoted), ...]``, oldest first, at most ``size``; with
+        ``lanes=True``, ``(id, class, seq, promoted, lane)``. Allocates.
+        """
         n = min(self.count, self.size)
         out = []
         for j in range(self._pos - n, self._pos):
@@ -42,6 +67,9 @@ class Trace:
         return out
 
     def __repr__(self):
+        """One line per entry: ``<id> <CLASS> seq=<n>[ lane=<l>][ (aged)]`` (the lane when it
+        is not 0). Allocates.
+        """
         return "\n".join("%d %s seq=%d%s%s" % (i, _NAMES[c], s, " lane=%d" % l if l else "",
                                                " (aged)" if p else "")
                          for i, c, s, p, l in self.entries(True))
@@ -86,6 +114,15 @@ def _lane_order(q):
 def tickets(q):
     # [(id, class, seq), ...] in pop order; for a LaneQueue (id, class, seq, lane). Allocates
     # (REPL use); leaves the queue as is.
+    """The queued tickets in pop order, ``[(job_id, class, seq), ...]``; for a LaneQueue
+    ``[(job_id, class, seq, lane), ...]``, each class drained by its rotation from its
+    cursor; for keyed lanes the lane is the key, and each class's ring is played out as pop
+    would (the head's turn count, the weights as they are now). The order pops take if no
+    ticket is removed and aging promotes none meanwhile (pushes never reorder queued
+    tickets; on keyed lanes a set_lane may). The queue is not changed. Allocates: O(n log n)
+    for a TicketQueue, O(n * W / w) for a LaneQueue, O(n + lanes) for keyed lanes. For the
+    REPL and tests.
+    """
     k = q._k
     d = q._d
     out = []
@@ -145,6 +182,21 @@ def _nth(n):
 
 def explain(q, a, b):
     # Why the queued ticket with id a pops before or after the one with id b, in words.
+    """Why the queued ticket with job id ``a`` pops before or after the one with id ``b``, in
+    words: their classes, sequence numbers, whether aging promoted them, and the rule that
+    decides (a higher class always pops first; within a class, the one pushed first, which
+    has the lower sequence number except across the 2**30 wrap). For a LaneQueue also each
+    ticket's lane and place in it, and when the two are in one class but different lanes,
+    the rule that decides there: the weighted rotation, with the table entry (counted from
+    the class's cursor) at which it reaches each lane's turn for the ticket, and whether the
+    one that pops second was pushed first; for keyed lanes, the ring of the class (head
+    first, each lane's key and weight, the head's turn count) and the pop of the class, from
+    now, that takes each ticket. For an id queued more than once, the oldest
+    ticket (pushed first) with it, the one ``remove`` would take. Returns ``"job N is not
+    queued"`` when one is missing (a negative id never is). ``a`` and ``b`` follow
+    ticketq.pyi's "Integers" rule (TypeError ``"a must be int"``), any int value.
+    Allocates. O(n) (a LaneQueue: O(n * W / w)).
+    """
     a = _int(a, None, None, "a")
     b = _int(b, None, None, "b")
     ta = _find(q, a)
@@ -181,6 +233,33 @@ def max_wait(capacity, aging, cls):
     # Upper bound on the pops of other tickets that can come before a ticket of class
     # `cls` pops, whatever is pushed meanwhile (see ticketq_audit.pyi for the proof sketch).
     # None: unbounded (strict priority starves lower classes).
+    """Upper bound on the pops of *other* tickets that can come before a ticket of class
+    ``cls`` (0..3) pops, whatever is pushed meanwhile; None where there is no bound.
+    ``capacity`` and ``aging`` take the constructor's ranges; TypeError/ValueError naming
+    the argument otherwise (ticketq.pyi, "Integers").
+
+    - ``cls == 3`` (CRITICAL): ``capacity - 1``. Every ticket that pops first is older
+      than it (FIFO in the top class, and a promoted ticket keeps its older sequence number),
+      and at most ``capacity - 1`` older tickets can be queued.
+    - ``aging == 0`` and ``cls < 3``: None. Strict priority: a steady stream of
+      higher-class pushes starves the ticket for ever (tests show it).
+    - ``aging == N > 0`` and ``cls < 3``: ``N * ((capacity - 1) * 3 + 3 - cls) + capacity - 1``.
+
+    Proof sketch for the aging case, K = 4 classes. A promotion happens every N pops and
+    moves the oldest ticket below the top class up one class. Only tickets older than
+    ticket T can be older than it, so until T is the oldest below the top, every promotion
+    goes to one of the at most ``capacity - 1`` tickets that were queued when T was pushed,
+    each of which needs at most K - 1 = 3 promotions to reach the top (or pops, or is
+    removed, first). After at most ``(capacity - 1) * 3`` promotions T is the oldest below
+    the top and each further promotion is T's own: ``3 - cls`` of them take it to CRITICAL.
+    That is at most ``N * ((capacity - 1) * 3 + 3 - cls)`` pops. In the top class only
+    older tickets are ahead of T: at most ``capacity - 1`` more pops. The bound is not tight
+    (a full queue limits how many higher tickets an adversary can push); the hypothesis
+    test ``tests/test_aging_props.py`` searches push streams for a longer wait.
+
+    Cost of aging: one O(n) scan for the oldest ticket every N pops, then an O(log n)
+    sift-up; no allocation.
+    """
     capacity = _int(capacity, 1, 0x1000000, "capacity")
     aging = _int(aging, 0, 0x3FFFFFFF, "aging")
     cls = _int(cls, 0, 3, "cls")
@@ -194,6 +273,29 @@ def max_wait(capacity, aging, cls):
 def lane_max_wait(q, lane, cls):
     # max_wait for a ticket of class `cls` in lane `lane` of LaneQueue q, read from its
     # table (see ticketq_audit.pyi for the proof). None: unbounded (strict priority).
+    """Upper bound on the pops of *other* tickets that can come before a ticket of class
+    ``cls`` (0..3) in ``lane`` of ``q`` pops, whatever is pushed meanwhile; None where there
+    is no bound. Read from the queue's table, lane bounds and aging. ``lane`` and ``cls``
+    follow ticketq.pyi's "Integers" rule (TypeError ``"cls must be int"``, ValueError
+    ``"cls must be 0..3"``).
+
+    - ``cls == 3``: G, the most table entries from a start just past one of the lane's
+      entries to the B-th of its entries after that (B = ``q.lane_capacity[lane]``), less
+      one. At most B - 1 tickets of the lane are older than the ticket; the lane has a ticket
+      of the class at every pop until it pops, so every entry of the lane the rotation reads
+      pops one of them or the ticket itself, and each pop reads at least one entry. G is
+      reached when every lane stays backlogged (a test shows it) and is at most
+      ``ceil((B + 1)*W/w) - 1`` (the share guarantee, docs/lanes.md).
+    - ``q.aging == 0`` and ``cls < 3``: None (strict priority).
+    - ``q.aging == N > 0``: ``N*((capacity - 1)*3 + 3 - cls) + G``. Aging picks the oldest
+      ticket below the top whatever its lane, so max_wait's argument holds unchanged until
+      the ticket reaches CRITICAL, and G bounds the rest: promotions that put older tickets
+      of its lane ahead of it are among the B - 1.
+
+    Raises ValueError for an unknown lane or a class out of range; TypeError for a keyed
+    queue ("keyed lanes: docs/lanes.md, Theorem K2": its bound depends on the lanes active
+    during the wait). Allocates; O(W).
+    """
     if not hasattr(q, "lanes"):  # a TicketQueue has no lanes: say so, not AttributeError
         raise TypeError("q must be a LaneQueue (a TicketQueue: max_wait(q.capacity, q.aging, cls))")
     if getattr(q, "_m", 0):  # the bounds depend on the lanes active during a wait

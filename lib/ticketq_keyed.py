@@ -1,7 +1,8 @@
 # ticketq_keyed: keyed lanes for ticketq_lanes.LaneQueue, LaneQueue(capacity, max_lanes=N):
-# lanes named by an int key, made on first push, gone when empty, served by a ring per class.
-# Full documentation: ticketq_lanes.pyi and docs/lanes.md ("Keyed lanes"); run-time
-# docstrings are kept out (RAM on a board).
+# lanes named by an int key, made on first push, gone when empty, served by a ring per
+# class. Documentation: the docstrings below (help(), editors; the .pyi stubs carry the
+# types). mpy-cross and freezing drop them, tools/deploy.py strips them for a board that
+# compiles source.
 #
 # A module of its own, imported by the first keyed LaneQueue: a board that uses only fixed
 # lanes neither compiles nor stores it (it would double ticketq_lanes.py: compiling from
@@ -13,13 +14,8 @@
 # allocation, as any method call), and a fixed-lane queue runs exactly the code it ran
 # before.
 from array import array
-from ticketq_heap import oldest, renumber, _int
-from ticketq_base import _FULL, _EMPTY, _err
+from ticketq_core import TicketQueue, oldest, renumber, _int, _FULL, _EMPTY, _err
 from ticketq_lanes import LaneQueue, LanesFull, _lane_full
-import ticketq
-from ticketq import TicketQueue
-if ticketq.PATH == "viper":  # LaneQueue's base, as in ticketq_lanes
-    from ticketq_viper import BytecodeQueue as TicketQueue
 
 try:
     from micropython import const
@@ -70,8 +66,9 @@ _NAMES = ("_kclear", "_find", "_klane_len", "_kpush", "_kcut", "_kfree", "_khead
 # Every integer stays small: keys and ids below 2**30 are only compared, masked,
 # xor-ed and hashed with products below 2**30.
 def keyed(self, capacity, weights, lane_capacity, aging, most):
-    # Checks the arguments and allocates everything (LaneQueue.__init__ then runs
-    # TicketQueue's, which calls clear()).
+    """Checks the arguments and allocates everything (LaneQueue.__init__ then runs
+    TicketQueue's, which calls clear()).
+    """
     most = _int(most, 1, capacity, "max_lanes")
     if weights is not None:
         raise ValueError("max_lanes is for keyed lanes: give no weights")

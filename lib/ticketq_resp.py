@@ -1,7 +1,9 @@
-# ticketq_resp: a small Redis client (RESP2 over TCP or TLS) for boards with sockets (esp32, Pico W,
-# the unix port), enough for ticketq_fleet: execute_command(*args) as redis-py spells it.
-# Full documentation is in ticketq_resp.pyi. Runs unchanged on CPython too (the tests run
-# the same contract there and on the unix port). Not for the micro:bit: no socket.
+# ticketq_resp: a small Redis client (RESP2 over TCP or TLS) for boards with sockets (esp32,
+# Pico W, the unix port), enough for ticketq_fleet: execute_command(*args) as redis-py
+# spells it. Runs unchanged on CPython too (the tests run the same contract there and on the
+# unix port). Not for the micro:bit: no socket. Documentation: the docstrings below (help(),
+# editors; the .pyi stubs carry the types). mpy-cross and freezing drop them,
+# tools/deploy.py strips them for a board that compiles source.
 #
 # Replies: simple string -> bytes, error -> RespError raised (the connection stays in
 # step), integer -> int, bulk string -> bytes or None, array -> list or None.
@@ -11,6 +13,52 @@
 # replays its answer instead of acting twice. A reply over a limit (max_bulk, max_items,
 # max_depth, max_line: checked before anything is read or allocated for it) or not RESP2 is
 # such a failure too. rediss:// (ca= given): TLS with that one CA pinned (_wrap).
+"""ticketq_resp: a small Redis client (RESP2 over TCP) for MicroPython boards with sockets
+(esp32, Pico W, the unix port) and CPython: what ticketq_fleet.FleetQueue needs, with the
+method name redis-py uses (``execute_command``), so FleetQueue takes either.
+
+Replies: simple string -> bytes; error -> RespError raised (the connection stays usable);
+integer -> int; bulk string -> bytes (None for a null); array -> list (None for a null).
+A network failure (refused, reset, closed, timed out, a reply cut short) closes the socket
+and raises OSError; the next command connects again (``connects`` counts connections).
+Whether a command that failed so was carried out is unknown: FleetQueue sends such calls
+again unchanged, and the server replays its first answer instead of acting twice.
+
+Every reply must come within ``timeout`` seconds, so a blocking command (BLPOP) must wait
+less than that (FleetQueue.slice_ms, 2 s by default, against 10 s here). No RESP3, no
+pub/sub, no pipelining. Not for the micro:bit (no socket module there).
+
+TLS: ``rediss://`` (or ``ca=`` given to the constructor) wraps the connection in TLS, with
+MicroPython's ``tls`` module (1.23+, where the port has it: rp2 W, esp32, unix) or CPython's
+``ssl``. The server's certificate must chain to the one CA given (``ca``: its DER bytes;
+there is no system store, the CA is pinned) and name ``server_hostname`` (default: the
+URL's host); otherwise the connection is refused with OSError ("redis connection: TLS with
+<name> refused: ...") before anything is sent, AUTH included. Where neither module exists,
+OSError too: never a silent fall back to plain TCP.
+
+Every reply is bounded before anything is read or allocated for it (a hostile, spoofed or
+broken server cannot make a board allocate or recurse at will); the limits are per reply,
+inclusive, and tunable per client (keyword arguments of the same names):
+
+- ``max_bulk`` = 65536: bytes of bulk strings in one reply, all of them together (a ``$n``
+  line announcing more than what is left is refused before its bytes are read);
+- ``max_items`` = 4096: array elements in one reply, all arrays together (``*n``);
+- ``max_depth`` = 4: arrays inside arrays (1 = a flat array, all ticketq_fleet's replies need);
+- ``max_line`` = 1024: bytes of one line (status, error, integer, length), its type byte
+  included, its CRLF not (a line is never read past that, ended or not).
+
+Measured over the board contract tests (plain and lane queues): at most 20 elements, 256
+bytes of bulk strings and 66-byte lines in one reply, arrays never nested; ``tickets()`` and
+``dead(count)`` return 4 elements a ticket, so listing more than 1024 tickets at once needs
+a larger ``max_items``. A reply over a limit, or a ``$``/``*`` length below -1, raises
+OSError ("redis connection: reply over the limit: ..."), like every other broken stream: the
+connection is closed (the rest of that reply is never read) and the next command connects
+anew. Under a 64 KiB heap on the unix port the memory such a reply took is given back.
+
+One command in flight per connection: threads that share one wait for each other (by a
+lock, where the interpreter has ``_thread``); after os.fork the child connects anew on its
+first command instead of reading replies meant for the parent.
+"""
 try:
     import socket
 except ImportError:  # MicroPython before 1.19 names it usocket
@@ -28,6 +76,15 @@ except ImportError:  # MicroPython: no fork either
 
 
 class RespError(Exception):
+    """An error reply from the server (its text, e.g. "TQLAYOUT ticketq: ..."): the command
+    was refused; the connection stays in step. Two are reworded so a person can act on them,
+    the server's own text kept at the end: a server that wants a password and got none
+    (NOAUTH, or "Protocol error: unauthenticated multibulk length", which Redis answers to a
+    command of more than 10 parts such as every ticketq FCALL) gives "NOAUTH the server needs
+    a password: Redis.from_url('redis://:PASSWORD@host:port/db') ...; it said: <text>"; a
+    refused password gives "WRONGPASS the server refused the user name or password given;
+    it said: <text>".
+    """
     pass
 
 
@@ -99,9 +156,19 @@ def _num(s, lo, hi, what):
 
 
 class Redis:
+    """One connection to a Redis (or Valkey) server: ``execute_command(*args)`` sends a
+    RESP2 command and returns its reply as the module's documentation says (simple string
+    -> bytes, integer -> int, bulk -> bytes or None, array -> list or None; an error reply
+    raises RespError). A network failure or a reply over a limit closes the socket and
+    raises OSError; the next command connects again. One command in flight at a time.
+    """
     def __init__(self, host="127.0.0.1", port=6379, timeout=10, password=None, db=0, username=None,
                  max_bulk=MAX_BULK, max_items=MAX_ITEMS, max_depth=MAX_DEPTH, max_line=MAX_LINE,
                  ca=None, server_hostname=None):
+        """Nothing is connected until the first command. The max_* limits bound every reply;
+        ``ca`` (DER bytes) turns TLS on (see the module's documentation). TypeError for a
+        ``ca`` that is not bytes.
+        """
         if ca is not None and not isinstance(ca, bytes):
             raise TypeError("ca: the CA certificate as DER bytes")
         self.host = host
@@ -131,6 +198,13 @@ class Redis:
     def from_url(cls, url, timeout=10, ca=None, server_hostname=None):
         # redis://[[user]:password@]host[:port][/db]; an IPv6 host in brackets: [::1];
         # rediss://... is TLS, and needs the CA to pin (DER bytes).
+        """``redis[s]://[[user]:password@]host[:port][/db]``; ``rediss://`` is TLS and needs
+        ``ca`` (ValueError without it; ValueError for ``ca`` with ``redis://``). (A user logs in as that ACL user,
+        as with redis-py; the password may hold ":"), an IPv6 host in brackets
+        (``redis://[::1]:6379/0``): ValueError for another scheme, an unclosed bracket, or
+        naming a port (1..65535) or db (0..2**30-1) that is not a number in range, bounds
+        included.
+        """
         tls = url.startswith("rediss://")
         if not (tls or url.startswith("redis://")):
             raise ValueError("url: redis[s]://[:password@]host[:port][/db]")
@@ -165,6 +239,8 @@ class Redis:
                    server_hostname=server_hostname)
 
     def connect(self):
+        """(Re)connect now: AUTH and SELECT as configured. OSError if it cannot.
+        """
         self.close()
         ai = socket.getaddrinfo(self.host, self.port, 0, socket.SOCK_STREAM)[0]
         addr = ai[-1]
@@ -190,6 +266,8 @@ class Redis:
             raise
 
     def close(self):
+        """Close the connection (the next command opens a new one).
+        """
         f, s = self._f, self._s
         self._f = self._s = None
         for o in (f, s):
@@ -200,6 +278,13 @@ class Redis:
                     pass
 
     def execute_command(self, *args):
+        """Send one command (arguments: bytes, str or int, not bool) and return its reply.
+        RespError for an error reply, OSError for a network failure or a reply that breaks
+        RESP2 or goes over a limit (connection closed in both cases),
+        TypeError for an argument of another type (nothing sent). Interrupted while waiting
+        for the reply (KeyboardInterrupt), it closes the connection before the exception goes
+        on, so the next command cannot read the interrupted one's reply as its own.
+        """
         data = self._encode(args)  # a bad argument: TypeError, nothing sent
         if getpid is not None and getpid() != self._pid:
             # A forked child shares the parent's socket: it lets go of its copy (closing a

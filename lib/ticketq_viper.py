@@ -3,7 +3,7 @@
 # imports it at the end and, where it compiles, exports its TicketQueue instead of the
 # bytecode one; where it does not (no such module on the micro:bit, "invalid micropython
 # decorator" on the WebAssembly VM, no `micropython` module on CPython) the bytecode class
-# stays. Same contract, same digest, same errors, same heap layout (ticketq_heap), so
+# stays. Same contract, same digest, same errors, same heap layout (ticketq_core), so
 # remove, clear, renumbering, aging and ticketq_audit are shared, unchanged.
 #
 # Not in the micro:bit profile and outside the MicroPython 1.9 syntax check: viper needs
@@ -13,7 +13,7 @@
 # ptr32 at machine speed, while every instance attribute costs a dictionary lookup in the
 # runtime. So _n, _nxt, _lim, _nb, _left, digest, last_priority, last_seq and aging are
 # properties over the slots of self._s (array('i')), and the code shared with the bytecode
-# class (ticketq_base, ticketq_heap, ticketq_audit) reads and writes them as attributes, as
+# class (ticketq_core, ticketq_audit) reads and writes them as attributes, as
 # ever. trace is a property too: it keeps one flag in self._s up to date, so pop tests one
 # word for "trace or aging" (issue 12).
 #
@@ -38,9 +38,7 @@ if sys.maxsize >> 32:
 import micropython  # ImportError on CPython
 from micropython import const
 from array import array
-from ticketq import TicketQueue as BytecodeQueue
-from ticketq_heap import promote, renumber, _int
-from ticketq_base import _err, _FULL, _EMPTY
+from ticketq_core import TicketQueue as BytecodeQueue, promote, renumber, _int, _err, _FULL, _EMPTY
 
 PATH = "viper"
 
@@ -188,7 +186,7 @@ class TicketQueue(BytecodeQueue):
         s[_NXT] = q + 1
         s[_N] = n + 1
         key = ((1 - p) << 29) + q
-        # Sift-up (ticketq_heap.up), the hole moving from slot n.
+        # Sift-up (ticketq_core.up), the hole moving from slot n.
         k = ptr32(s[_KA])
         d = ptr32(s[_DA])
         i = n
@@ -217,7 +215,7 @@ class TicketQueue(BytecodeQueue):
         i = d[0]
         s[_N] = n
         if n:
-            # Sift-down (ticketq_heap.down) of the last ticket from the root.
+            # Sift-down (ticketq_core.down) of the last ticket from the root.
             x = k[n]
             v = d[n]
             h = 0
@@ -274,11 +272,12 @@ def _run(Q, out):
 
 
 def selfcheck(Q=None):
-    # None when class Q (default: this module's TicketQueue) refuses an argument too many
-    # on each viper method and gives the bytecode class's answers on _run, else the reason
-    # (a str). The arity check is the one literal-pool load no source can avoid: every
-    # viper function with arguments loads its signature from one, so on a misplaced frozen
-    # armv6m function it lets extra arguments through, silently (see the top).
+    """None when class Q (default: this module's TicketQueue) refuses an argument too many
+    on each viper method and gives the bytecode class's answers on _run, else the reason
+    (a str). The arity check is the one literal-pool load no source can avoid: every
+    viper function with arguments loads its signature from one, so on a misplaced frozen
+    armv6m function it lets extra arguments through, silently (see the top).
+    """
     Q = Q or TicketQueue
     q = Q(4)
     q.push(1, 1)
@@ -309,12 +308,3 @@ def selfcheck(Q=None):
 WHY = selfcheck()
 if WHY:
     raise ImportError(WHY)
-
-# Imported before ticketq (`import ticketq_viper` first): ticketq, imported above, found
-# this module half made, fell back to its bytecode class and would keep it for the whole
-# program, silently. Give it this class now, as the usual order (ticketq first) does.
-_t = sys.modules.get("ticketq")
-if _t is not None and _t.TicketQueue is BytecodeQueue:
-    _t.TicketQueue = TicketQueue
-    _t.PATH = PATH
-    _t.WHY = WHY

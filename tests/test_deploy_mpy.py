@@ -89,14 +89,14 @@ def test_precompiled_viper_module_runs_on_the_unix_port():
     march = d.mpy_arch(int(probe.stdout))
     if march not in ("x86", "x64"):
         skip("this unix port has no native architecture")
-    prof = {"NAME": "unix", "FILES": ["lib/ticketq_heap.py", "lib/ticketq_base.py", "lib/ticketq.py",
+    prof = {"NAME": "unix", "FILES": ["lib/ticketq_core.py", "lib/ticketq.py",
                                       "lib/ticketq_viper.py"], "_path": "/nonexistent/board.py", "MPY": True}
     with tempfile.TemporaryDirectory() as tmp:
         for item in d.plan(prof, mpy=True):
             if item.kind == "mpy":
                 with open(os.path.join(tmp, item.name), "wb") as f:
                     f.write(d.payload(item, None, march=march))
-        assert sorted(os.listdir(tmp)) == ["ticketq.mpy", "ticketq_base.mpy", "ticketq_heap.mpy",
+        assert sorted(os.listdir(tmp)) == ["ticketq.mpy", "ticketq_core.mpy",
                                            "ticketq_viper.mpy"]
         code = ("import ticketq\nq = ticketq.TicketQueue(4)\nq.push(7, 1)\nq.push(8, 3)\n"
                 "print(ticketq.PATH, q.pop(), q.pop(), q.digest, ticketq.__file__)")

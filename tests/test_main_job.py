@@ -212,7 +212,7 @@ def test_board_session_prints_the_same_lines_as_the_firmware():
     w, lines = _board_session(board, path)
     want = _cpython(path)
     # heap line, job kinds line, then exactly the firmware's lines
-    assert lines[0].startswith("== heap free: 5000 B after a soft reset, after import ticketq_heap 5000 B")
+    assert lines[0].startswith("== heap free: 5000 B after a soft reset, after import ticketq_core 5000 B")
     assert lines[1].startswith("== job kinds consensus, handoff, sync, telemetry: sent from firmware/workload.py")
     assert lines[2:] == want
     assert w.ran == 106

@@ -54,12 +54,6 @@
      "why": "a MicroPython stream's readline takes an optional size (py/stream.c, "
             "mp_stream_unbuffered_readline); the stub's socket.readline has none. The bound "
             "is run on the unix port by test_resp_stream"},
-    # --- lib/ticketq.py: the viper class replaces the bytecode one where it compiles
-    {"kind": "fp", "targets": "*",
-     "file": "lib/ticketq.py", "rule": "reportAssignmentType",
-     "line": "from ticketq_viper import TicketQueue, PATH, WHY",
-     "why": "ticketq_viper.TicketQueue subclasses this TicketQueue with the same API (the "
-            "stub's); the import is guarded by try/except Exception"},
     # --- lib/ticketq_async.py: asyncio or uasyncio, sleep_ms or CPython's sleep
     {"kind": "fp", "targets": "*",
      "file": "lib/ticketq_async.py", "rule": "reportAssignmentType",

@@ -10,9 +10,10 @@ MARCH = "xtensawin"  # mpy-cross -march: the native code of ticketq_viper (ESP32
 # needs MARCH = "rv32imc" (freeze with MPY_CROSS_FLAGS=-march=rv32imc); that ISA is proven
 # under QEMU by tools/mcu.py's rv32imc target (./tools/test).
 FILES = [
-    "lib/ticketq_heap.py",
-    "lib/ticketq_base.py",
+    "lib/ticketq_core.py",
     "lib/ticketq.py",
+    "lib/ticketq_heap.py",  # deprecated names, kept for one release (CHANGELOG)
+    "lib/ticketq_base.py",
     "lib/ticketq_viper.py",
     "lib/ticketq_deadline.py",
     "lib/ticketq_ticks.py",

@@ -7,9 +7,10 @@ CAPACITY = 256
 HEARTBEAT = None
 MPY = False
 FILES = [
-    "lib/ticketq_heap.py",
-    "lib/ticketq_base.py",
+    "lib/ticketq_core.py",
     "lib/ticketq.py",
+    "lib/ticketq_heap.py",  # deprecated names, kept for one release (CHANGELOG)
+    "lib/ticketq_base.py",
     "lib/ticketq_deadline.py",
     "lib/ticketq_ticks.py",
     "lib/ticketq_wait.py",

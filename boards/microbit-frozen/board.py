@@ -10,9 +10,10 @@ HEARTBEAT = "microbit"  # the centre pixel of the 5x5 LED display (microbit.disp
 MPY = False
 FILES = []  # everything the worker imports is frozen
 FROZEN = [
-    "lib/ticketq_heap.py",
-    "lib/ticketq_base.py",
+    "lib/ticketq_core.py",
     "lib/ticketq.py",
+    "lib/ticketq_heap.py",  # deprecated names, kept for one release (CHANGELOG)
+    "lib/ticketq_base.py",
     "lib/ticketq_deadline.py",
     "lib/ticketq_wait.py",
     "lib/ticketq_ticks.py",

@@ -1,3 +1,6 @@
+# RETIRED (issue 23): Debian's stock hex no longer compiles the library (ticketq_core, the queue in
+# one module: MemoryError at `import ticketq`, measured; BENCHMARKS.md). Use boards/microbit-frozen
+# (ticketq's firmware). The figures below were measured with the old three-module library.
 # Board profile: BBC micro:bit v1 (nRF51822, 16 KB RAM, ~10 KB MicroPython heap), running
 # MicroPython 1.9.2 (Debian's firmware-microbit-micropython; the QEMU "microbit" machine).
 # Constants only: the worker imports this file on the board as `board`, host tools read it
@@ -24,7 +27,7 @@
 # ticketq_wait (+0.74 KB, pop_until) is on for the REPL, not imported by the worker (with
 # the library and ticketq_deadline, 2.9 KB stay free: README's Deadline loop runs,
 # test_wait_board);
-# ticketq_ticks (FakeClock: +0.7 KB) stays off; ticketq_lanes (fair lanes, 7.2 KB stripped) would need ~22 KB free to
+# ticketq_ticks (FakeClock: +0.7 KB) stays off; ticketq_lanes (fair lanes, 7.1 KB stripped) would need ~21 KB free to
 # compile, more than the whole heap, so it and its test modules (test_lanes*) stay off too;
 # firmware/shell.py and firmware/workload.py (REPL conveniences, sample workload) do not
 # fit either.
@@ -33,8 +36,7 @@ CAPACITY = 32  # queue slots: 256 bytes of queue arrays, 34-slot job table
 HEARTBEAT = "microbit"  # the centre pixel of the 5x5 LED display (microbit.display)
 MPY = False
 FILES = [  # what the worker imports, in the order to import them at the REPL
-    "lib/ticketq_heap.py",
-    "lib/ticketq_base.py",
+    "lib/ticketq_core.py",
     "lib/ticketq.py",
     "lib/ticketq_deadline.py",
     "lib/ticketq_wait.py",  # pop_until: fits at the REPL, not beside an application at boot (docs/microbit.md)

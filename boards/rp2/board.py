@@ -11,9 +11,10 @@ MARCH = "armv6m"  # mpy-cross -march: the native code of ticketq_viper (RP2040: 
 # the armv7m target: for a Pico 2 set MARCH to what the board reports
 # (sys.implementation._mpy; tools/deploy.py refuses a MARCH that differs from it).
 FILES = [
-    "lib/ticketq_heap.py",
-    "lib/ticketq_base.py",
+    "lib/ticketq_core.py",
     "lib/ticketq.py",
+    "lib/ticketq_heap.py",  # deprecated names, kept for one release (CHANGELOG)
+    "lib/ticketq_base.py",
     "lib/ticketq_viper.py",
     "lib/ticketq_deadline.py",
     "lib/ticketq_ticks.py",

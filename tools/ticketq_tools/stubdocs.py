@@ -1,17 +1,14 @@
 #!/usr/bin/env python3
-"""The stubs' docstrings, put into copies of the library's sources, for CPython.
+"""Where a stub's name is defined in lib/: the resolver tests/test_docstrings.py uses.
 
-lib/*.py carry no run-time docstrings (a micro:bit keeps every docstring in RAM); the full
-documentation is in lib/*.pyi. The pip package (pyproject.toml, hatch_build.py) installs
-copies of lib/*.py with the stubs' docstrings inserted, so that on CPython
-`help(ticketq.TicketQueue.push)` shows what an editor shows. Only docstring lines are
-added: every line of code and every comment stays as it is.
+The library's documentation lives in lib/*.py as docstrings (help(), editors); the .pyi
+stubs carry the types, and a docstring only for what lib/ does not define (issue 23).
+tests/test_docstrings.py checks that with _find/_method below: `TicketQueue.remove`, named
+in ticketq.pyi, is QueueBase.remove in ticketq_base.py (followed through the class's bases
+and through `from MODULE import NAME`).
 
-    python3 tools/stubdocs.py OUTDIR      # write the merged copies of lib/*.py into OUTDIR
-
-A stub's docstring goes where the thing is defined: `TicketQueue.remove`, documented in
-ticketq.pyi, is QueueBase.remove in ticketq_base.py (followed through the class's bases
-and through `from MODULE import NAME`); the first stub to document a definition wins.
+    python3 tools/stubdocs.py OUTDIR      # copies of lib/*.py with any docstring that only
+                                          # a stub has inserted (today: none to insert)
 """
 import ast
 import os
