@@ -1,7 +1,14 @@
-# ticketq_base: DEPRECATED name, kept for one release (0.1.x): QueueBase and the exceptions
-# now live in ticketq_core, with the rest of the queue (issue 23). Import them from ticketq
-# (ticketq.QueueFull, ticketq.QueueEmpty, ticketq.QueueBase); this module goes away in the
-# next minor version.
-"""Deprecated: ``QueueBase``, ``QueueFull`` and ``QueueEmpty`` under their old module name
-(import them from ``ticketq``)."""
-from ticketq_core import QueueBase, QueueFull, QueueEmpty, _FULL, _EMPTY, _err, _DIG0  # noqa: F401
+# ticketq_base: DEPRECATED module name, kept for one release (0.1.x). Since issue 23,
+# the heap and the queue are in the package module ticketq.core:
+# write `from ticketq.core import ...`. This module re-exports the same objects (the
+# very ones, so `except ticketq_base.X` still catches) and goes away in 0.2.0.
+"""Deprecated: ``ticketq.core`` under its 0.1.0 name ``ticketq_base``."""
+from ticketq.core import (delete, oldest, _int, _DIG0, QueueFull, QueueEmpty, _FULL, _EMPTY,
+    _err, QueueBase)  # noqa: F401
+
+try:  # CPython warns; a MicroPython without the names stays quiet
+    import warnings
+
+    warnings.warn("ticketq_base is deprecated: import ticketq.core", DeprecationWarning, 2)
+except (ImportError, NameError):  # no warnings module, or no DeprecationWarning
+    pass

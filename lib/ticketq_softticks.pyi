@@ -1,14 +1,5 @@
-def ticks_ms() -> int:
-    """The current tick, 0 <= t < 2**30, from a monotonic clock."""
-
-
-def ticks_add(t: int, delta: int) -> int:
-    ...
-
-
-def ticks_diff(a: int, b: int) -> int:
-    ...
-
-
-def sleep_ms(ms: int) -> None:
-    """Sleep ``ms`` ms; ``ms <= 0`` returns at once."""
+# Deprecated name of ticketq.ticks (one release).
+from ticketq.ticks import _ticks_add as ticks_add
+from ticketq.ticks import _ticks_diff as ticks_diff
+from ticketq.ticks import ticks_ms as ticks_ms
+from ticketq.ticks import sleep_ms as sleep_ms

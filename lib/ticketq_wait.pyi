@@ -1,17 +1,7 @@
-from typing import Callable, Optional
-
-from ticketq import QueueEmpty, TicketQueue
-from ticketq_ticks import Deadline
-
-
-class Timeout(QueueEmpty):
-    ...
-
-
-def timeout() -> Timeout:
-    ...
-
-
-def pop_until(q: TicketQueue, deadline: Deadline,
-              sleep: Optional[Callable[[int], object]] = None, poll_ms: int = 10) -> int:
-    ...
+# Deprecated name of ticketq.ticks (one release).
+from ticketq.ticks import QueueEmpty as QueueEmpty
+from ticketq.ticks import sleep_ms as sleep_ms
+from ticketq.ticks import Deadline as Deadline
+from ticketq.ticks import Timeout as Timeout
+from ticketq.ticks import timeout as timeout
+from ticketq.ticks import pop_until as pop_until

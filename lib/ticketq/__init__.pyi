@@ -7,15 +7,15 @@ HIGH: int  # 2
 CRITICAL: int  # 3: pops first
 
 PATH: str
-"""The hot path in use: ``"viper"`` (ticketq_viper) or ``"bytecode"``; see "Hot paths"."""
+"""The hot path in use: ``"viper"`` (ticketq.viper) or ``"bytecode"``; see "Hot paths"."""
 
 WHY: Optional[str]
 """Why ``PATH`` is ``"bytecode"``: ``None`` on the viper path, else ``str()`` of the exception
-that kept ``ticketq_viper`` out (its message; empty only for an exception raised without
-one). E.g. ``"no module named 'ticketq_viper'"`` (the micro:bit), ``"invalid micropython
-decorator"`` (the WebAssembly VM), ``"ticketq_viper: 32-bit ports only"`` (CPython, a 64-bit
+that kept ``ticketq.viper`` out (its message; empty only for an exception raised without
+one). E.g. ``"no module named 'ticketq.viper'"`` (the micro:bit), ``"invalid micropython
+decorator"`` (the WebAssembly VM), ``"ticketq.viper: 32-bit ports only"`` (CPython, a 64-bit
 unix port), ``"can't import name TicketQueue"`` (MicroPython with the bytecode path forced),
-``"ticketq_viper: self-check failed: ..."`` (the import's self-check found the viper class
+``"ticketq.viper: self-check failed: ..."`` (the import's self-check found the viper class
 wrong: docs/armv6m-frozen-viper.md). Set once, at the first ``import ticketq``. Not on a
 BBC micro:bit v1: ``tools/deploy.py`` leaves it out there (its 48 B of heap after the import
 were measured to matter; the reason there is always the missing module)."""
@@ -65,7 +65,7 @@ class TicketQueue:
 
     trace: Any
     """None, or an object whose ``record(id, cls, seq, promoted)`` pop calls (see
-    ticketq_audit.Trace: a preallocated ring of the last K pops; a LaneQueue passes the
+    ticketq.audit.Trace: a preallocated ring of the last K pops; a LaneQueue passes the
     lane too, ``record(id, cls, seq, promoted, lane)``, for lanes other than 0)."""
 
     def __init__(self, capacity: int, first_seq: int = 0, aging: int = 0) -> None:
@@ -95,7 +95,7 @@ class TicketQueue:
     def __repr__(self) -> str:
         ...
 
-    # Not API: what the subclass ticketq_lanes.LaneQueue shares (its slots hold the same
+    # Not API: what the subclass ticketq.lanes.LaneQueue shares (its slots hold the same
     # keys and ids, unordered), declared so that the type checker sees it.
     _k: array  # keys, ((1 - class) << 29) + internal sequence, slots 0 .. len - 1
     _d: array  # job ids, ~id once aging promoted the ticket

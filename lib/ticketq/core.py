@@ -1,8 +1,8 @@
-# ticketq_core: the queue itself, heap and class together: the binary heap on two arrays
+# ticketq.core: the queue itself, heap and class together: the binary heap on two arrays
 # (functions, as CPython's heapq works on a list), the exceptions, and the bytecode
 # TicketQueue (QueueBase: construction, clear, full, remove, repr; TicketQueue: the hot path
-# push, pop, peek, len). `ticketq` re-exports it and swaps in ticketq_viper's class at the
-# bottom where that loads, as heapq swaps in _heapq; ticketq_viper and ticketq_lanes build
+# push, pop, peek, len). `ticketq` re-exports it and swaps in ticketq.viper's class at the
+# bottom where that loads, as heapq swaps in _heapq; ticketq.viper and ticketq.lanes build
 # on this module, so nothing imports in a circle. Documentation: the docstrings below
 # (help(), editors; ticketq.pyi carries the types). mpy-cross and freezing drop them.
 #
@@ -128,7 +128,7 @@ def renumber(k, n, w):
 
 
 def _int(v, i, j, s):
-    # One checker for the int arguments of ticketq (the queue, ticketq_audit): uniform
+    # One checker for the int arguments of ticketq (the queue, ticketq.audit): uniform
     # messages, and a small library (each distinct message string costs RAM on a micro:bit).
     # The rule (ticketq.pyi, "Integers"): any int, bool or int subclass (an IntEnum member)
     # counts as its plain int value, which is returned; MicroPython's isinstance(True, int)

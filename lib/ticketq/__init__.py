@@ -1,8 +1,8 @@
-# ticketq: a clock-free, preallocated priority queue of integer job tickets: the module
+# ticketq: a clock-free, preallocated priority queue of integer job tickets: the package
 # users import. The queue itself (heap, exceptions, the bytecode TicketQueue) is in
-# ticketq_core; this module re-exports it and, at the bottom, swaps in the viper class where
-# the port compiles it (ticketq_viper), as CPython's heapq swaps in _heapq. Documentation:
-# the docstrings (help(), editors; ticketq.pyi carries the types). mpy-cross and freezing
+# ticketq.core; this module re-exports it and, at the bottom, swaps in the viper class where
+# the port compiles it (ticketq.viper), as CPython's heapq swaps in _heapq. Documentation:
+# the docstrings (help(), editors; __init__.pyi carries the types). mpy-cross and freezing
 # drop them, tools/deploy.py strips them for a board that compiles source.
 """ticketq: a clock-free, preallocated priority queue of integer job tickets.
 
@@ -31,8 +31,8 @@ the caller keeps the id-to-job table. Under the lock a *bad argument* raises Mem
 instead of its TypeError/ValueError (the message cannot be built); the queue is unchanged
 all the same. QueueFull and QueueEmpty are raised as usual (preallocated).
 
-Integers (the one rule of the whole library: the queue, ``ticketq_ticks.Deadline``,
-``ticketq_audit``): an int argument may be an int, a bool or an int subclass (an IntEnum
+Integers (the one rule of the whole library: the queue, ``ticketq.ticks.Deadline``,
+``ticketq.audit``): an int argument may be an int, a bool or an int subclass (an IntEnum
 member), on every interpreter and in every method, and counts as its plain int value (the
 queue stores and returns plain ints). Anything else raises TypeError with the library's
 message naming the argument (``"priority must be int"``); an int out of range raises
@@ -40,35 +40,50 @@ ValueError naming the range. On MicroPython, where ``isinstance(True, int)`` is 
 int subclasses do not compare with ints, the library converts them itself.
 
 Hot paths (``PATH``): on ports with MicroPython's native emitter (rp2, esp32, stm32, the
-unix port) ``TicketQueue`` is the viper class of ``ticketq_viper`` (push, pop, peek and
+unix port) ``TicketQueue`` is the viper class of ``ticketq.viper`` (push, pop, peek and
 len as ``@micropython.viper`` code, ~10x the bytecode speed, docs/speed.md); elsewhere
 (the WebAssembly VM, the micro:bit, CPython, and a 64-bit unix port) it is the bytecode
-class, as it is wherever ``ticketq_viper`` fails to load for any reason (an exception of
+class, as it is wherever ``ticketq.viper`` fails to load for any reason (an exception of
 any kind while importing it: no emitter, a corrupt or foreign ``.mpy``, MemoryError, or its
-own self-check: ``ticketq_viper`` checks its class at import, ~0.1 ms on the unix port, and
+own self-check: ``ticketq.viper`` checks its class at import, ~0.1 ms on the unix port, and
 refuses to load when a viper method takes an argument too many or gets a short fixed run
 of pushes and pops wrong, as frozen armv6m code at an address 2 mod 4 does). ``WHY`` says
 why.
-``ticketq_lanes.LaneQueue`` stands on the bytecode class on every path. Both keep this contract exactly: same results, digest, errors, renumbering and
-aging, no allocation. To force the bytecode path (tests, benchmarks), block the viper
-module before the first ``import ticketq``: ``sys.modules["ticketq_viper"] = None``.
+``ticketq.lanes.LaneQueue`` stands on the bytecode class on every path. Both classes keep
+this contract exactly: same results, digest, errors, renumbering and aging, no allocation. To force the bytecode path (tests, benchmarks), block the viper
+module before the first ``import ticketq``: ``sys.modules["ticketq.viper"] = None`` (the
+deprecated ``sys.modules["ticketq_viper"] = None`` still works for one release).
 
-Modules: ``ticketq`` (this API) re-exports ``ticketq_core`` (the heap on two arrays: key
-layout, sift-up/sift-down, renumbering; the exceptions; the bytecode class) and swaps in
-``ticketq_viper``'s class at its bottom where that loads. ``ticketq_heap`` and
-``ticketq_base``, the modules the core was split into for the stock micro:bit hex, are
-deprecated names of ``ticketq_core`` kept for one release. ``ticketq_audit`` (not needed at run
-time) lists the queued tickets (``tickets(q)``), explains an order (``explain``), keeps a
-trace of the last pops (``Trace``) and states the aging bound (``max_wait``).
+Modules (the package ``ticketq``; each module is one thing of the domain, none imports in a
+circle):
+
+* ``ticketq`` (this API) re-exports ``ticketq.core`` and swaps in ``ticketq.viper``'s class
+  at its bottom where that loads, as CPython's ``heapq`` swaps in ``_heapq``;
+* ``ticketq.core``: the heap on two arrays (key layout, sift-up/sift-down, renumbering),
+  the exceptions and the bytecode class;
+* ``ticketq.lanes``: fair lanes (``LaneQueue``), with keyed lanes in ``ticketq.keyed``,
+  loaded only by a queue made with ``max_lanes``;
+* ``ticketq.ticks``: tick arithmetic, ``Deadline``, ``FakeClock`` and the blocking
+  ``pop_until``; ``ticketq.aio``: the same wait for asyncio;
+* ``ticketq.audit`` (not needed at run time): lists the queued tickets (``tickets(q)``),
+  explains an order (``explain``), keeps a trace of the last pops (``Trace``) and states
+  the aging bound (``max_wait``);
+* ``ticketq.fleet`` and ``ticketq.resp``: the same contract kept in Redis or Valkey, and the
+  RESP client a board with sockets uses for it.
+
+The flat names of 0.1.0 (``ticketq_lanes``, ``ticketq_ticks``, ``ticketq_deadline``,
+``ticketq_wait``, ``ticketq_fleet`` ...) are deprecated modules that re-export these, kept for
+one release (docs/install.md, "Old module names").
 """
 
-from ticketq_core import TicketQueue, QueueBase, QueueFull, QueueEmpty, LOW, NORMAL, HIGH, CRITICAL
+from ticketq.core import TicketQueue, QueueBase, QueueFull, QueueEmpty, LOW, NORMAL, HIGH, CRITICAL
 
 __version__ = "0.1.0"  # as package.json, manifest.py and pyproject.toml (tests/test_version.py)
 
-# The hot path: viper where the port compiles it (ticketq_viper), this bytecode class where
+# The hot path: viper where the port compiles it (ticketq.viper), this bytecode class where
 # it does not. PATH says which ("viper" or "bytecode"). To force the bytecode path, block
-# the module before the first import: sys.modules["ticketq_viper"] = None.
+# the module before the first import: sys.modules["ticketq.viper"] = None (or, for one
+# release, its old name ticketq_viper).
 # Any failure to load it keeps the bytecode path, not only ImportError (no module: the
 # micro:bit, CPython): SyntaxError or NotImplementedError (no emitter: the VM), ValueError
 # (a corrupt or foreign .mpy), MemoryError (compiling it). (PATH comes from the module, not
@@ -78,6 +93,10 @@ __version__ = "0.1.0"  # as package.json, manifest.py and pyproject.toml (tests/
 # measured with tools/devtest.py --emulate microbit; this keeps the old layout.)
 PATH = "bytecode"
 try:
-    from ticketq_viper import TicketQueue, PATH, WHY
+    import sys
+
+    if sys.modules.get("ticketq_viper", 0) is None:  # blocked by its deprecated name
+        raise ImportError("ticketq_viper blocked in sys.modules")
+    from ticketq.viper import TicketQueue, PATH, WHY
 except (ImportError, Exception) as e:
     WHY = str(e)  # why not viper (None when it is): its import's error, self-check included
