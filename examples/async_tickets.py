@@ -8,9 +8,9 @@
 import asyncio
 
 import ticketq
-from ticketq_async import AsyncTickets
-from ticketq_deadline import Deadline
-from ticketq_wait import Timeout
+from ticketq.aio import AsyncTickets
+from ticketq.ticks import Deadline
+from ticketq.ticks import Timeout
 
 
 async def worker(tickets):

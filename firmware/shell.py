@@ -7,8 +7,8 @@
 #   >>> w                                   # the queue and what runs next
 #   >>> w.ls(); w.step(); w.run(500)        # tickets; run one; run until a 500 ms deadline
 #   >>> w.cancel("sync-3"); w.log(); w.summary()
-from ticketq_audit import tickets
-from ticketq_ticks import ticks_diff
+from ticketq.audit import tickets
+from ticketq.ticks import ticks_diff
 from worker import Worker, CLASSES
 
 

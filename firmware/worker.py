@@ -18,7 +18,7 @@
 from array import array
 
 from ticketq import TicketQueue, QueueFull
-from ticketq_deadline import Deadline, sleep_ms
+from ticketq.ticks import Deadline, sleep_ms
 
 CLASSES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
 

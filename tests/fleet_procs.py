@@ -11,7 +11,7 @@
 #       "got <id> <class> <seq> <pop number> <deliveries> <acked 0/1>" per ticket.
 #   python tests/fleet_procs.py hold PORT QUEUE CLIENT LEASE_MS
 #       leases one ticket, prints "holding <id> <seq>", then sleeps (to be SIGKILLed mid-job).
-# CLIENT is redis-py or resp (lib/ticketq_resp.py, the board client).
+# CLIENT is redis-py or resp (lib/tqresp.py, the board client).
 import os
 import sys
 import time
@@ -20,16 +20,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.join(HERE, "..", "lib")]
 
 from ticketq import QueueFull  # noqa: E402
-from ticketq_deadline import Deadline  # noqa: E402
-from ticketq_fleet import FleetQueue  # noqa: E402
-from ticketq_wait import Timeout  # noqa: E402
+from ticketq.ticks import Deadline  # noqa: E402
+from ticketq.fleet import FleetQueue  # noqa: E402
+from ticketq.ticks import Timeout  # noqa: E402
 
 
 def connect(port, kind):
     if kind == "resp":
-        import ticketq_resp
+        import ticketq.resp as tqresp
 
-        return ticketq_resp.Redis("127.0.0.1", port)
+        return tqresp.Redis("127.0.0.1", port)
     import redis
 
     return redis.Redis(port=port)

@@ -192,10 +192,10 @@ class RedisServer:
         return r
 
     def resp(self, **kw):
-        # The board client (lib/ticketq_resp.py) on CPython, the library loaded.
-        import ticketq_resp
+        # The board client (lib/tqresp.py) on CPython, the library loaded.
+        import ticketq.resp as tqresp
 
-        c = ticketq_resp.Redis("127.0.0.1", self.port, **kw)
+        c = tqresp.Redis("127.0.0.1", self.port, **kw)
         fleetctl.install(c)
         return c
 

@@ -7,7 +7,7 @@
 #   m.push(id, cls, key) -> seq  (raises QueueFull / LaneFull / LanesFull as the rule says)
 #   m.pop(lease=False) -> (id, cls, seq, key, token or None)   (QueueEmpty)
 #   m.ack(token), m.release(token), m.remove(id), m.set_lane(key, w, b, c), m.pause(key) ...
-from ticketq_base import QueueEmpty, QueueFull
+from ticketq.core import QueueEmpty, QueueFull
 
 MASK = 0x3FFFFFFF
 DIG0 = 0x2A5F0C3

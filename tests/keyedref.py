@@ -3,7 +3,7 @@
 # test_lanes_keyed.py (every interpreter) and test_lanes_keyed_props.py (hypothesis) hold a
 # keyed LaneQueue to, answer by answer. Runs on MicroPython too (no f-strings, no sets).
 from ticketq import QueueFull
-from ticketq_lanes import LaneFull, LanesFull
+from ticketq.lanes import LaneFull, LanesFull
 
 M30 = 1 << 30
 DIG0 = 0x2A5F0C3

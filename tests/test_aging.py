@@ -1,6 +1,6 @@
 # Aging driven by the pop counter, and the schedule digest, on every interpreter.
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
-from ticketq_audit import tickets, max_wait, Trace
+from ticketq.audit import tickets, max_wait, Trace
 from qcheck import check_heap
 from rng import Rng
 

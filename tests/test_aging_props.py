@@ -4,7 +4,7 @@
 from hypothesis import given, settings, strategies as st
 
 from ticketq import TicketQueue
-from ticketq_audit import max_wait
+from ticketq.audit import max_wait
 from qcheck import check_heap
 
 

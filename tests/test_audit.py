@@ -1,6 +1,6 @@
 # ticketq_audit: listing, explaining, tracing (REPL tools; not needed on a board at run time).
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
-from ticketq_audit import tickets, explain, Trace
+from ticketq.audit import tickets, explain, Trace
 from qcheck import check_heap
 
 
@@ -45,7 +45,7 @@ def test_trace_keeps_the_last_pops_in_a_ring():
 
 def test_bad_arguments_are_refused():
     from support import raises
-    from ticketq_audit import max_wait
+    from ticketq.audit import max_wait
     raises(TypeError, Trace, "3")
     raises(ValueError, Trace, 0)
     raises(ValueError, Trace, 0x1000001)  # 2**24 entries at most, as a queue's capacity
@@ -99,7 +99,7 @@ def test_the_int_rule_in_the_audit():
     # ticketq.pyi, "Integers": as in the queue, bools and int subclasses count as their
     # value, anything else is a TypeError naming the argument.
     from ticketq import TicketQueue, HIGH
-    from ticketq_audit import Trace, explain, max_wait
+    from ticketq.audit import Trace, explain, max_wait
     from support import raises
 
     class Num(int):

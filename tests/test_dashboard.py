@@ -54,8 +54,8 @@ class Filled:
     # leased, 4 queued), "uplinks" (lanes 3,1) and one whose name is markup. Stopped on exit.
     def __enter__(self):
         _, fleet_server = _host()
-        from ticketq_fleet import FleetQueue
-        from ticketq_fleetlanes import FleetLaneQueue
+        from ticketq.fleet import FleetQueue
+        from ticketq.fleet import FleetLaneQueue
 
         self.srv = srv = fleet_server.RedisServer().start()
         try:
@@ -293,7 +293,7 @@ def test_a_keyed_queue_is_sampled():
     # state carries its numbers and its leased ticket's key as the text it is (the page puts
     # it in with textContent: the browser tests check that for a hostile queue name).
     with Filled() as f:
-        from ticketq_fleetlanes import FleetLaneQueue
+        from ticketq.fleet import FleetLaneQueue
 
         k = FleetLaneQueue(f.conn, "keyed-dash", 100)
         k.push(99, 3, HOSTILE)

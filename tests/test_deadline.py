@@ -1,6 +1,6 @@
 # Deadline on a fake clock that starts just before the wrap, and on the real clock: the
 # countdown. Arming rules (bad timeouts, latching, rearm, any clock): test_deadline_arm.py.
-from ticketq_ticks import Deadline, FakeClock, ticks_ms, ticks_diff, sleep_ms
+from ticketq.ticks import Deadline, FakeClock, ticks_ms, ticks_diff, sleep_ms
 
 MAX = 0x3FFFFFFF
 HALF = 0x20000000

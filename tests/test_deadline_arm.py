@@ -1,7 +1,7 @@
 # Deadline's arming rules on a fake clock: bad timeouts refused clearly, expiry latched past
 # half the ring, rearm (a refused one changes nothing), and any object with ticks_ms() as the
 # clock. The countdown itself: test_deadline.py.
-from ticketq_ticks import Deadline, FakeClock
+from ticketq.ticks import Deadline, FakeClock
 from support import raises
 
 HALF = 0x20000000

@@ -5,7 +5,7 @@
 # (1.8 KB C stack) one more nested Python call overflows. pop_until: test_wait_heaplock.py.
 # CPython: skipped, visibly.
 from array import array
-from ticketq_ticks import Deadline, FakeClock
+from ticketq.ticks import Deadline, FakeClock
 from support import skip
 
 try:

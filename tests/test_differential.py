@@ -9,8 +9,8 @@
 # this interpreter, and the golden value every interpreter (CPython included) must give.
 # (Not on the micro:bit: ticketq_lanes does not fit there, docs/microbit.md.)
 import ticketq
-from ticketq_lanes import LaneQueue
-from ticketq_audit import Trace
+from ticketq.lanes import LaneQueue
+from ticketq.audit import Trace
 from rng import Rng
 
 
@@ -25,9 +25,9 @@ def classes():
     # [(name, make(capacity, first_seq, aging))]: every queue class on this interpreter
     out = []
     if ticketq.PATH == "viper":
-        import ticketq_viper
-        out.append(("bytecode", ticketq_viper.BytecodeQueue))
-        out.append(("viper", ticketq_viper.TicketQueue))
+        import ticketq.viper as tqviper
+        out.append(("bytecode", tqviper.BytecodeQueue))
+        out.append(("viper", tqviper.TicketQueue))
     else:
         out.append(("bytecode", ticketq.TicketQueue))
 

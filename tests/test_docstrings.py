@@ -128,10 +128,10 @@ def test_help_shows_the_source_docstrings():
     import pydoc
 
     import ticketq
-    import ticketq_ticks
+    import ticketq.ticks as ticks
 
     text = pydoc.render_doc(ticketq.TicketQueue.push, renderer=pydoc.plaintext)
     assert "Queue a ticket; return its sequence number" in text, text[:800]
     text = pydoc.render_doc(ticketq.TicketQueue.remove, renderer=pydoc.plaintext)
     assert "Remove the oldest queued ticket" in text, text[:800]
-    assert "A point in tick time" in (ticketq_ticks.Deadline.__doc__ or ""), ticketq_ticks.Deadline.__doc__
+    assert "A point in tick time" in (ticks.Deadline.__doc__ or ""), ticks.Deadline.__doc__

@@ -23,13 +23,13 @@ def _setup(role="board", queues=1):
     # granted `role` on the first; returns (srv, admin, names, user, url).
     if IS_MICROPYTHON:
         skip("starts a redis-server (host only)")
-    import ticketq_fleet
+    import ticketq.fleet as fleet
 
     srv = fleet_server.shared()
     admin = srv.client()
     names = [fleet_server.fresh_name("acl") for _ in range(queues + 1)]
     for n in names:
-        ticketq_fleet.FleetQueue(admin, n, 8)
+        fleet.FleetQueue(admin, n, 8)
     user = fleet_server.fresh_name("u").replace("-", "_")
     pw = fleetctl.grant([admin], user, role, names[:queues])
     return srv, admin, names, user, fleetctl.user_url(srv.url, user, pw)
@@ -37,32 +37,32 @@ def _setup(role="board", queues=1):
 
 def _clients(url):
     import redis
-    import ticketq_resp
+    import ticketq.resp as resp
 
     return [("redis-py", redis.Redis.from_url(url, socket_timeout=5)),
-            ("ticketq_resp", ticketq_resp.Redis.from_url(url, 5))]
+            ("ticketq_resp", resp.Redis.from_url(url, 5))]
 
 
 def _refused(fn, *args):
     # One error reply, from the server, saying it is a permission: redis-py's ResponseError
     # (NoPermissionError) or ticketq_resp's RespError; nothing else.
     import redis
-    import ticketq_resp
+    import ticketq.resp as resp
 
-    e = raises((redis.ResponseError, ticketq_resp.RespError), fn, *args)
+    e = raises((redis.ResponseError, resp.RespError), fn, *args)
     assert "NOPERM" in str(e) or "no permissions" in str(e).lower(), e
     return e
 
 
 def test_a_board_user_works_its_own_queue_through_both_clients():
     import ticketq
-    import ticketq_fleet
-    from ticketq_deadline import Deadline
+    import ticketq.fleet as fleet
+    from ticketq.ticks import Deadline
 
     srv, admin, names, user, url = _setup()
     try:
         for how, c in _clients(url):
-            q = ticketq_fleet.FleetQueue(c, names[0])
+            q = fleet.FleetQueue(c, names[0])
             assert q.push(7, ticketq.HIGH) >= 0, how
             assert q.push(8, ticketq.LOW) >= 0
             assert q.pop(lease_ms=30000) == 7, how
@@ -80,7 +80,7 @@ def test_a_board_user_works_its_own_queue_through_both_clients():
 
 
 def test_a_board_user_is_refused_everything_else():
-    import ticketq_fleet
+    import ticketq.fleet as fleet
 
     srv, admin, names, user, url = _setup()
     other = names[1]
@@ -89,21 +89,21 @@ def test_a_board_user_is_refused_everything_else():
     try:
         for how, c in _clients(url):
             # Another queue's keys, through the library or directly.
-            e = raises(Exception, ticketq_fleet.FleetQueue, c, other)
+            e = raises(Exception, fleet.FleetQueue, c, other)
             assert "NOPERM" in str(e) or "no permissions" in str(e).lower(), (how, e)
             _refused(c.execute_command, "HGETALL", "tq{%s}:meta" % other)
             _refused(c.execute_command, "GET", "acl-canary")
             # Its own queue: functions outside its role, commands outside the functions.
             q = fleetctl.open_queue(admin, names[0])
-            _refused(c.execute_command, "FCALL", "tq%d_destroy" % ticketq_fleet.VERSION,
+            _refused(c.execute_command, "FCALL", "tq%d_destroy" % fleet.VERSION,
                      len(q.keys), *q.keys)
-            _refused(c.execute_command, "FCALL", "tq%d_clear" % ticketq_fleet.VERSION,
+            _refused(c.execute_command, "FCALL", "tq%d_clear" % fleet.VERSION,
                      len(q.keys), *q.keys)
             # The server: data, configuration, scripts, the library, users.
             for cmd in (("FLUSHALL",), ("FLUSHDB",), ("KEYS", "*"), ("SCAN", 0),
                         ("CONFIG", "GET", "*"), ("CONFIG", "SET", "save", ""),
                         ("EVAL", "return 1", 0), ("FUNCTION", "LOAD", "REPLACE", fleetctl.source()),
-                        ("FUNCTION", "DELETE", "ticketq_%d" % ticketq_fleet.VERSION),
+                        ("FUNCTION", "DELETE", "ticketq_%d" % fleet.VERSION),
                         ("FUNCTION", "FLUSH"), ("ACL", "LIST"), ("ACL", "SETUSER", user, "+@all"),
                         ("SHUTDOWN",), ("SELECT", 1), ("MONITOR",), ("CLIENT", "LIST")):
                 _refused(c.execute_command, *cmd)
@@ -119,12 +119,12 @@ def test_a_board_user_is_refused_everything_else():
 
 def test_a_producer_pushes_and_an_operator_manages_only_their_queues():
     import ticketq
-    import ticketq_fleet
+    import ticketq.fleet as fleet
 
     srv, admin, names, user, url = _setup("producer")
     try:
         for how, c in _clients(url):
-            q = ticketq_fleet.FleetQueue(c, names[0])
+            q = fleet.FleetQueue(c, names[0])
             q.push(3, ticketq.NORMAL)
             _refused(q.pop)
             _refused(q.tickets)
@@ -133,12 +133,12 @@ def test_a_producer_pushes_and_an_operator_manages_only_their_queues():
     srv, admin, names, user, url = _setup("operator", queues=2)
     try:
         for how, c in _clients(url):
-            q = ticketq_fleet.FleetQueue(c, names[1])
+            q = fleet.FleetQueue(c, names[1])
             q.push(4, ticketq.NORMAL)
             assert [t[0] for t in q.tickets()] == [4]
             q.clear()
             assert q.dead(5) == [] and len(q) == 0
-            raises(Exception, ticketq_fleet.FleetQueue, c, names[2])
+            raises(Exception, fleet.FleetQueue, c, names[2])
             for cmd in (("FLUSHALL",), ("FUNCTION", "DELETE", "ticketq_1"), ("ACL", "LIST"),
                         ("CONFIG", "GET", "*"), ("EVAL", "return 1", 0)):
                 _refused(c.execute_command, *cmd)
@@ -149,18 +149,18 @@ def test_a_producer_pushes_and_an_operator_manages_only_their_queues():
 def test_rotate_and_revoke_lock_the_old_password_out():
     srv, admin, names, user, url = _setup()
     import redis
-    import ticketq_resp
+    import ticketq.resp as resp
 
-    board = ticketq_resp.Redis.from_url(url, 5)
+    board = resp.Redis.from_url(url, 5)
     assert board.execute_command("PING") == b"PONG"
     pw = fleetctl.rotate([admin], user)
     assert pw not in url
     # The board's connection was closed; it logs in again with the old password: refused.
-    e = raises((ticketq_resp.RespError, OSError), board.execute_command, "PING")
-    e = raises(ticketq_resp.RespError, board.execute_command, "PING")
+    e = raises((resp.RespError, OSError), board.execute_command, "PING")
+    e = raises(resp.RespError, board.execute_command, "PING")
     assert "WRONGPASS" in str(e), e
     new = fleetctl.user_url(srv.url, user, pw)
-    assert ticketq_resp.Redis.from_url(new, 5).execute_command("PING") == b"PONG"
+    assert resp.Redis.from_url(new, 5).execute_command("PING") == b"PONG"
     raises(ValueError, fleetctl.grant, [admin], user, "board", [names[0]])  # exists already
     assert fleetctl.revoke([admin], user) == 1
     raises(redis.AuthenticationError, redis.Redis.from_url(new).ping)
@@ -176,7 +176,7 @@ def test_rotate_and_revoke_lock_the_old_password_out():
 
 def test_a_queue_name_with_glob_characters_grants_that_queue_only():
     import ticketq
-    import ticketq_fleet
+    import ticketq.fleet as fleet
 
     if IS_MICROPYTHON:
         skip("starts a redis-server (host only)")
@@ -185,13 +185,13 @@ def test_a_queue_name_with_glob_characters_grants_that_queue_only():
     base = fleet_server.fresh_name("g")
     star, plain = base + "*", base + "x"
     for n in (star, plain):
-        ticketq_fleet.FleetQueue(admin, n, 4)
+        fleet.FleetQueue(admin, n, 4)
     user = base.replace("-", "_") + "u"
     url = fleetctl.user_url(srv.url, user, fleetctl.grant([admin], user, "board", [star]))
     try:
         for how, c in _clients(url):
-            ticketq_fleet.FleetQueue(c, star).push(1, ticketq.LOW)
-            raises(Exception, ticketq_fleet.FleetQueue, c, plain)  # "*" is no wildcard here
+            fleet.FleetQueue(c, star).push(1, ticketq.LOW)
+            raises(Exception, fleet.FleetQueue, c, plain)  # "*" is no wildcard here
     finally:
         fleetctl.revoke([admin], user)
 
@@ -199,12 +199,12 @@ def test_a_queue_name_with_glob_characters_grants_that_queue_only():
 def test_fleetctl_prints_the_password_once_on_stdout_and_masks_it_elsewhere():
     if IS_MICROPYTHON:
         skip("starts a redis-server (host only)")
-    import ticketq_fleet
+    import ticketq.fleet as fleet
 
     srv = fleet_server.shared()
     admin = srv.client()
     q = fleet_server.fresh_name("cli")
-    ticketq_fleet.FleetQueue(admin, q, 4)
+    fleet.FleetQueue(admin, q, 4)
     user = q.replace("-", "_")
     tool = [sys.executable, os.path.join(ROOT, "tools", "fleetctl.py")]
     admin_url = "redis://:adminpw@127.0.0.1:%d/0" % srv.port
@@ -241,7 +241,7 @@ def test_a_board_user_on_every_master_of_a_cluster():
     if IS_MICROPYTHON:
         skip("starts a redis-server (host only)")
     import ticketq
-    import ticketq_fleet
+    import ticketq.fleet as fleet
     from redis.cluster import RedisCluster
 
     with fleet_server.Cluster(3) as cl:
@@ -252,17 +252,17 @@ def test_a_board_user_on_every_master_of_a_cluster():
         per = 16384 // 3
         assert len(set(min(key_slot(n.encode()) // per, 2) for n in names[:3])) == 3  # every master
         for n in names:
-            ticketq_fleet.FleetQueue(rc, n, 4)
+            fleet.FleetQueue(rc, n, 4)
         admins = [n_.client(install=False) for n_ in cl.nodes]
         pw = fleetctl.grant(admins, "b1", "board", names[:3], cluster=True)
         url = fleetctl.user_url(cl.nodes[0].url, "b1", pw)
         u = RedisCluster.from_url(url, socket_timeout=5)
         for n in names[:3]:
-            q = ticketq_fleet.FleetQueue(u, n)
+            q = fleet.FleetQueue(u, n)
             q.push(5, ticketq.NORMAL)
             assert q.pop(30000) == 5
             q.ack(q.last_lease)
         for n in names[3:]:
-            raises(Exception, ticketq_fleet.FleetQueue, u, n)
+            raises(Exception, fleet.FleetQueue, u, n)
         _refused(u.execute_command, "FLUSHALL")
         assert fleetctl.revoke(admins, "b1") == 3

@@ -29,7 +29,7 @@ def _marks(conn, q):
 
 
 def test_age_bounds_hold_by_the_server_clock():
-    from ticketq_fleet import FleetQueue
+    from ticketq.fleet import FleetQueue
 
     conn = _setup()
     q = FleetQueue(conn, "age-bounds", 10)
@@ -72,7 +72,7 @@ def test_age_bounds_hold_by_the_server_clock():
 def test_marks_are_bounded_and_thinned_evenly():
     # 80 marks one second apart, written as the server would have (synthetic times in the
     # past): the next age call keeps 64, and the bounds still bracket the ticket.
-    from ticketq_fleet import FleetQueue
+    from ticketq.fleet import FleetQueue
 
     conn = _setup()
     q = FleetQueue(conn, "age-thin", 200)
@@ -117,7 +117,7 @@ def test_lane_queue_and_stats_and_gauge():
     import json
     import subprocess
 
-    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq.fleet import FleetLaneQueue
 
     import fleet_server
     from ticketq_tools import fleetctl
@@ -167,7 +167,7 @@ def test_keyed_lane_queue_age_stats_and_gauge():
     import json
     import subprocess
 
-    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq.fleet import FleetLaneQueue
 
     import fleet_server
     from ticketq_tools import fleetctl
@@ -220,7 +220,7 @@ def test_keyed_age_reads_a_bounded_number_of_lanes():
     # bound), and with 256 or fewer both bounds are known again. A walk of every head held
     # the server 0.7 to 1.9 s at 100,000 lanes on each call.
     conn = _setup()
-    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq.fleet import FleetLaneQueue
 
     q = FleetLaneQueue(conn, "age-keyed-many", 1000)
     q.destroy()

@@ -12,9 +12,9 @@ if not IS_MICROPYTHON:
 
     import fleet_server
     from ticketq import TicketQueue
-    from ticketq_base import QueueEmpty, QueueFull
-    from ticketq_fleet import FleetError, FleetQueue
-    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq.core import QueueEmpty, QueueFull
+    from ticketq.fleet import FleetError, FleetQueue
+    from ticketq.fleet import FleetLaneQueue
     from test_fleet_safety import Injected, Points, expire_leases, injecting_client, injecting_resp, interrupted
 
 M30 = 1 << 30

@@ -10,7 +10,7 @@ from support import IS_MICROPYTHON, raises, skip
 
 if not IS_MICROPYTHON:
     import fleet_server
-    from ticketq_fleet import FleetQueue, FleetError
+    from ticketq.fleet import FleetQueue, FleetError
 
 M30 = 1 << 30
 # (hi, lo) starts: across 2**30, 2**31 (#2597), 2**52, 2**53 (#4249), and the very end.

@@ -13,7 +13,7 @@ if not IS_MICROPYTHON:
     import threading
 
     import fleet_server
-    from ticketq_fleet import FleetQueue, FleetError, _MASK
+    from ticketq.fleet import FleetQueue, FleetError, _MASK
 
 
 def clients():

@@ -17,10 +17,10 @@ if not IS_MICROPYTHON:
     from redis.crc import key_slot
 
     import fleet_server
-    from ticketq_deadline import Deadline
-    from ticketq_fleet import FleetQueue
-    from ticketq_fleetlanes import FleetLaneQueue
-    from ticketq_wait import Timeout
+    from ticketq.ticks import Deadline
+    from ticketq.fleet import FleetQueue
+    from ticketq.fleet import FleetLaneQueue
+    from ticketq.ticks import Timeout
 
     ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 

@@ -14,7 +14,7 @@ if not IS_MICROPYTHON:
     import time
 
     import fleet_server
-    from ticketq_fleet import FleetQueue
+    from ticketq.fleet import FleetQueue
 
     PROCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fleet_procs.py")
 

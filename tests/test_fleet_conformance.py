@@ -18,9 +18,9 @@ from hypothesis.stateful import run_state_machine_as_test
 import collections
 from enum import IntEnum
 
-import ticketq_audit
+import ticketq.audit as audit
 from ticketq import TicketQueue, QueueFull, QueueEmpty
-from ticketq_fleet import FleetQueue
+from ticketq.fleet import FleetQueue
 import fleet_server
 
 M30 = 1 << 30
@@ -84,8 +84,8 @@ class Conformance(RuleBasedStateMachine):
         conn = self.connection(srv)
         self.t = TicketQueue(cap, first, aging)
         self.f = FleetQueue(conn, fleet_server.fresh_name("conf"), cap, first, aging)
-        self.t.trace = ticketq_audit.Trace(64)
-        self.f.trace = ticketq_audit.Trace(64)
+        self.t.trace = audit.Trace(64)
+        self.f.trace = audit.Trace(64)
 
     def connection(self, srv):
         key = (self.conn, srv.port)
@@ -167,7 +167,7 @@ class Conformance(RuleBasedStateMachine):
         assert self.t.full() == self.f.full()
         assert self.t.digest == self.f.digest
         assert self.t.capacity == self.f.capacity
-        assert ticketq_audit.tickets(self.t) == [x[:3] for x in self.f.tickets()]
+        assert audit.tickets(self.t) == [x[:3] for x in self.f.tickets()]
         assert self.t.trace.entries() == self.f.trace.entries()
 
     def teardown(self):

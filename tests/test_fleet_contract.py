@@ -1,4 +1,4 @@
-# The board client's contract tests: ticketq_fleet.FleetQueue over ticketq_resp.Redis (the
+# The board client's contract tests: ticketq_fleet.FleetQueue over tqresp.Redis (the
 # RESP2 client in lib/) against a real redis-server, beside a ticketq.TicketQueue fed the
 # same operations. Plain asserts, so the same module runs
 #   - under pytest on CPython, against the shared test server (fleet_server.shared());
@@ -55,13 +55,13 @@ _run = []  # [a run number from the server's TIME, then the queue names used]
 def _connect(tag, via_proxy=False):
     # (a board client, a queue name unique to this run); also test_fleet_lanes_contract's.
     port, proxy = _server()  # first: it skips where there are no sockets or no server
-    import ticketq_resp
+    import ticketq.resp as tqresp
 
     if via_proxy:
         if not proxy:
             skip("no dropping proxy given (TICKETQ_REDIS_PROXY)")
         port = proxy
-    c = ticketq_resp.Redis("127.0.0.1", port)
+    c = tqresp.Redis("127.0.0.1", port)
     # Queue names unique to this run, from the server's clock (no board clock is read).
     if not _run:
         t = c.execute_command("TIME")
@@ -72,7 +72,7 @@ def _connect(tag, via_proxy=False):
 
 
 def _queue(tag, cap, first=0, aging=0, via_proxy=False, retries=3, max_deliveries=8):
-    from ticketq_fleet import FleetQueue
+    from ticketq.fleet import FleetQueue
 
     c, name = _connect(tag, via_proxy)
     return FleetQueue(c, name, cap, first, aging, max_deliveries, "tq", retries), c
@@ -129,7 +129,7 @@ def test_same_schedule_as_ticketqueue():
 
 
 def test_expired_lease_comes_back_in_place():
-    from ticketq_deadline import sleep_ms
+    from ticketq.ticks import sleep_ms
 
     f, c = _queue("lease", 8)
     for i in (1, 2, 3):
@@ -147,8 +147,8 @@ def test_expired_lease_comes_back_in_place():
 
 
 def test_pop_until_a_deadline():
-    from ticketq_deadline import Deadline
-    from ticketq_wait import Timeout
+    from ticketq.ticks import Deadline
+    from ticketq.ticks import Timeout
 
     f, c = _queue("wait", 4)
     f.slice_ms = 100
@@ -226,7 +226,7 @@ def test_resp_client_connects_over_ipv6():
     # test server listens on ::1 too where the host has an IPv6 loopback.
     port, proxy = _server()
     import socket
-    import ticketq_resp
+    import ticketq.resp as tqresp
 
     try:
         s = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
@@ -234,25 +234,25 @@ def test_resp_client_connects_over_ipv6():
         s.close()
     except (AttributeError, OSError) as e:
         skip("no IPv6 loopback here (%s)" % e)
-    c = ticketq_resp.Redis.from_url("redis://[::1]:%d/0" % port)
+    c = tqresp.Redis.from_url("redis://[::1]:%d/0" % port)
     assert c.execute_command("PING") == b"PONG" and c.connects == 1
     c.close()
 
 
 def test_resp_client_replies_and_errors():
     port, proxy = _server()
-    import ticketq_resp
+    import ticketq.resp as tqresp
 
-    c = ticketq_resp.Redis.from_url("redis://127.0.0.1:%d/0" % port)
+    c = tqresp.Redis.from_url("redis://127.0.0.1:%d/0" % port)
     assert (c.host, c.port, c.db, c.password) == ("127.0.0.1", port, 0, None)
-    u = ticketq_resp.Redis.from_url("redis://:pw@h:7/3")
+    u = tqresp.Redis.from_url("redis://:pw@h:7/3")
     assert (u.host, u.port, u.db, u.password) == ("h", 7, 3, "pw")
-    raises(ValueError, ticketq_resp.Redis.from_url, "http://h")
-    u = ticketq_resp.Redis.from_url("redis://[::1]:7/2")  # IPv6 in brackets, as redis-py
+    raises(ValueError, tqresp.Redis.from_url, "http://h")
+    u = tqresp.Redis.from_url("redis://[::1]:7/2")  # IPv6 in brackets, as redis-py
     assert (u.host, u.port, u.db) == ("::1", 7, 2)
-    assert ticketq_resp.Redis.from_url("redis://[fe80::1]").port == 6379
+    assert tqresp.Redis.from_url("redis://[fe80::1]").port == 6379
     for bad in ("redis://[::1", "redis://[::1]7", "redis://[::1]:x"):
-        raises(ValueError, ticketq_resp.Redis.from_url, bad)
+        raises(ValueError, tqresp.Redis.from_url, bad)
     assert c.execute_command("PING") == b"PONG"  # simple string
     k = "board-resp-%d" % port
     assert c.execute_command("DEL", k) in (0, 1)  # integer
@@ -261,9 +261,9 @@ def test_resp_client_replies_and_errors():
     assert c.execute_command("LRANGE", k, 0, -1) == [b"a", b"b\r\nc", b"7"]  # array, binary-safe
     raises(TypeError, c.execute_command, "GET", True)  # refused before sending
     raises(TypeError, c.execute_command, "GET", 1.5)
-    e = raises(ticketq_resp.RespError, c.execute_command, "INCR", k)  # an error reply
+    e = raises(tqresp.RespError, c.execute_command, "INCR", k)  # an error reply
     assert str(e).startswith("WRONGTYPE")
-    e = raises(ticketq_resp.RespError, c.execute_command, "EVAL",
+    e = raises(tqresp.RespError, c.execute_command, "EVAL",
                "return {1, redis.error_reply('E inner'), 3}", 0)
     assert str(e) == "E inner"  # an error inside an array, the rest read too
     assert c.execute_command("ECHO", "still in step") == b"still in step"
@@ -278,21 +278,21 @@ def test_resp_client_logs_in_as_the_urls_user():
     # password. The user was dropped: AUTH password alone, the default user's login, so a
     # board was refused (WRONGPASS) or logged in as another user than the URL named.
     port, proxy = _server()
-    import ticketq_resp
+    import ticketq.resp as tqresp
 
-    u = ticketq_resp.Redis.from_url("redis://board:p:w@h:7/3")
+    u = tqresp.Redis.from_url("redis://board:p:w@h:7/3")
     assert (u.host, u.port, u.db, u.username, u.password) == ("h", 7, 3, "board", "p:w")
-    u = ticketq_resp.Redis.from_url("redis://:pw@h")
+    u = tqresp.Redis.from_url("redis://:pw@h")
     assert (u.username, u.password) == (None, "pw")
-    admin = ticketq_resp.Redis("127.0.0.1", port)
+    admin = tqresp.Redis("127.0.0.1", port)
     user = "tqboard%d" % port
     assert admin.execute_command("ACL", "SETUSER", user, "on", ">s3cret:x", "~*", "+@all") == b"OK"
     try:
-        c = ticketq_resp.Redis.from_url("redis://%s:s3cret:x@127.0.0.1:%d/0" % (user, port))
+        c = tqresp.Redis.from_url("redis://%s:s3cret:x@127.0.0.1:%d/0" % (user, port))
         assert c.execute_command("ACL", "WHOAMI") == user.encode()
         c.close()
-        bad = ticketq_resp.Redis.from_url("redis://%s:wrong@127.0.0.1:%d/0" % (user, port))
-        e = raises(ticketq_resp.RespError, bad.execute_command, "PING")
+        bad = tqresp.Redis.from_url("redis://%s:wrong@127.0.0.1:%d/0" % (user, port))
+        e = raises(tqresp.RespError, bad.execute_command, "PING")
         assert "WRONGPASS" in str(e)
     finally:
         admin.execute_command("ACL", "DELUSER", user)
@@ -305,7 +305,7 @@ def test_bad_input_is_refused_before_anything_is_popped():
     # A lease token of another type is a TypeError (ticketq's int rule), a malformed one a
     # ValueError; a URL with a port that is not a number names that port.
     f, c = _queue("badin", 4)  # first: it skips where there are no sockets or no server
-    import ticketq_resp
+    import ticketq.resp as tqresp
 
     f.push(1, 2)
     f.push(2, 1)
@@ -325,7 +325,7 @@ def test_bad_input_is_refused_before_anything_is_popped():
         raises(ValueError, f.ack, tok)
     for url, word in (("redis://h:abc/0", "abc"), ("redis://h:/0", "port"), ("redis://h:70000", "70000"),
                       ("redis://h:1/x", "x")):
-        e = raises(ValueError, ticketq_resp.Redis.from_url, url)
+        e = raises(ValueError, tqresp.Redis.from_url, url)
         assert word in str(e), (url, e)
     f.destroy()
 
@@ -362,9 +362,9 @@ def test_ctrl_c_during_a_call_closes_the_connection():
     # The reply of an interrupted command is still on its way: if the connection stayed
     # open, the next command would read that stale reply as its own.
     port, proxy = _server()
-    import ticketq_resp
+    import ticketq.resp as tqresp
 
-    c = ticketq_resp.Redis("127.0.0.1", port)
+    c = tqresp.Redis("127.0.0.1", port)
     assert c.execute_command("PING") == b"PONG"
     c._f = _Interrupt(c._f)
     raises(KeyboardInterrupt, c.execute_command, "ECHO", "first")
@@ -377,9 +377,9 @@ def test_ctrl_c_while_connecting_leaves_no_half_set_up_connection():
     # Interrupted between connect and SELECT (or AUTH), the socket must not stay: the next
     # command would run on a connection that never selected its db.
     port, proxy = _server()
-    import ticketq_resp
+    import ticketq.resp as tqresp
 
-    c = ticketq_resp.Redis("127.0.0.1", port, db=3)
+    c = tqresp.Redis("127.0.0.1", port, db=3)
     k = "board-select-%d" % port
 
     def interrupted(args):
@@ -389,7 +389,7 @@ def test_ctrl_c_while_connecting_leaves_no_half_set_up_connection():
     c._command = interrupted
     raises(KeyboardInterrupt, c.execute_command, "PING")
     assert c.execute_command("SET", k, "in db 3") == b"OK"
-    d0 = ticketq_resp.Redis("127.0.0.1", port)
+    d0 = tqresp.Redis("127.0.0.1", port)
     assert d0.execute_command("GET", k) is None  # not in db 0
     assert c.execute_command("GET", k) == b"in db 3"
     c.execute_command("DEL", k)

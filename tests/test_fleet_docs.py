@@ -33,7 +33,7 @@ def test_cpython_example_runs():
 def test_board_example_runs_one_round():
     if IS_MICROPYTHON:
         skip("reads docs/ and starts a redis-server (host only)")
-    from ticketq_fleet import FleetQueue
+    from ticketq.fleet import FleetQueue
 
     srv = fleet_server.shared()
     FleetQueue(srv.client(), "jobs", 16).push(7, 2)  # the queue a producer made

@@ -9,10 +9,10 @@ if not IS_MICROPYTHON:
     import fleet_server  # first: it puts tools/ on sys.path
     from ticketq_tools import fleetctl
     from ticketq import TicketQueue
-    from ticketq_fleet import FleetQueue, FleetError
-    from ticketq_deadline import Deadline
-    from ticketq_base import QueueEmpty
-    from ticketq_wait import timeout
+    from ticketq.fleet import FleetQueue, FleetError
+    from ticketq.ticks import Deadline
+    from ticketq.core import QueueEmpty
+    from ticketq.ticks import timeout
 
 M30 = 1 << 30
 
@@ -150,7 +150,7 @@ def test_key_types_are_checked_at_open_and_meta_by_every_call():
     # meta written over is refused by every call before anything is written.
     srv = host_only()
     watch = srv.client()
-    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq.fleet import FleetLaneQueue
 
     for conn in (srv.client(), srv.resp()):
         for lanes in (False, True):
@@ -206,7 +206,7 @@ def test_key_types_are_checked_at_open_and_meta_by_every_call():
 
 def one_ticket(conn, tag, lanes, lane):
     # A new queue (lanes: a FleetLaneQueue of weights 1:1) holding ticket 7 of class 1
-    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq.fleet import FleetLaneQueue
 
     name = fleet_server.fresh_name(tag)
     if lanes:

@@ -16,8 +16,8 @@ if not IS_MICROPYTHON:
     import time
 
     import fleet_server
-    from ticketq_deadline import Deadline
-    from ticketq_fleet import FleetQueue
+    from ticketq.ticks import Deadline
+    from ticketq.fleet import FleetQueue
 
     HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -11,7 +11,7 @@ if not IS_MICROPYTHON:
     import sys
 
     import fleet_server
-    from ticketq_fleet import FleetQueue
+    from ticketq.fleet import FleetQueue
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 
@@ -24,7 +24,7 @@ def fill(srv, max_deliveries=2, lanes=None):
     # The fleet queue of JOBS; with lanes (weights), a lane queue, job i in lane (i + 1) % lanes.
     conn = srv.client()
     if lanes:
-        from ticketq_fleetlanes import FleetLaneQueue
+        from ticketq.fleet import FleetLaneQueue
 
         q = FleetLaneQueue(conn, fleet_server.fresh_name("gwl"), 16, lanes, None, 0, 0, max_deliveries)
     else:

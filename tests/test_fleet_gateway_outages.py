@@ -17,7 +17,7 @@ if not IS_MICROPYTHON:
     import time
 
     import fleet_server
-    from ticketq_fleet import FleetQueue
+    from ticketq.fleet import FleetQueue
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools"))
 

@@ -11,10 +11,10 @@ if not IS_MICROPYTHON:
     import fleet_server
     from ticketq_tools import fleetctl
     import keyedmodel
-    import ticketq_audit
-    from ticketq_base import QueueEmpty, QueueFull
-    from ticketq_fleet import FleetError, FleetQueue
-    from ticketq_fleetlanes import FleetLaneQueue, LaneFull, LanesFull
+    import ticketq.audit as tqaudit
+    from ticketq.core import QueueEmpty, QueueFull
+    from ticketq.fleet import FleetError, FleetQueue
+    from ticketq.fleet import FleetLaneQueue, LaneFull, LanesFull
 
 LONG = 600000
 
@@ -587,7 +587,7 @@ def test_keyed_queue_on_a_three_master_cluster():
 
 
 def board_keyed(cap, max_lanes):
-    from ticketq_lanes import LaneQueue
+    from ticketq.lanes import LaneQueue
 
     try:
         return LaneQueue(cap, max_lanes=max_lanes)
@@ -637,7 +637,7 @@ def test_board_and_fleet_pop_the_same_with_int_keys():
                     assert msgs(t, f, op, args) if op < 5 else True
                 assert t.digest == f.digest == m.digest
                 if step % 20 == 0:  # the whole queue in pop order, as the board's audit gives it
-                    assert [(x[0], x[1], x[2], x[4]) for x in f.tickets()] == ticketq_audit.tickets(t)
+                    assert [(x[0], x[1], x[2], x[4]) for x in f.tickets()] == tqaudit.tickets(t)
                 for k in list(m.settings):  # the board forgot a vanished lane's settings
                     if k not in m.lanes:
                         del m.settings[k]

@@ -13,8 +13,8 @@
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-from ticketq_base import QueueEmpty, QueueFull
-from ticketq_fleetlanes import FleetLaneQueue
+from ticketq.core import QueueEmpty, QueueFull
+from ticketq.fleet import FleetLaneQueue
 import fleet_server
 import keyedmodel
 

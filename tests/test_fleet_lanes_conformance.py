@@ -15,10 +15,10 @@ from hypothesis.stateful import initialize, invariant, precondition, rule
 
 import itertools
 
-import ticketq_audit
-from ticketq_lanes import LaneQueue, table
-from ticketq_fleet import FleetQueue
-from ticketq_fleetlanes import FleetLaneQueue
+import ticketq.audit as audit
+from ticketq.lanes import LaneQueue, table
+from ticketq.fleet import FleetQueue
+from ticketq.fleet import FleetLaneQueue
 import fleet_server
 from test_fleet_conformance import (BAD, BAD_CLASS, FLOORS, GOOD_CLASS, GOOD_ID, M30, Conformance, both_clients,
                                     _steps, outcome, rarely, room, work)
@@ -44,8 +44,8 @@ class LaneConformance(Conformance):
         assert (self.f.weights, self.f.lane_capacity, self.f.lanes) == (
             self.t.weights, self.t.lane_capacity, self.t.lanes)
         assert list(self.f.table) == list(self.t._tb)
-        self.t.trace = ticketq_audit.Trace(64)
-        self.f.trace = ticketq_audit.Trace(64)
+        self.t.trace = audit.Trace(64)
+        self.f.trace = audit.Trace(64)
 
     def lane(self, data):
         return data.draw(st.integers(0, self.t.lanes - 1))
@@ -98,7 +98,7 @@ class LaneConformance(Conformance):
         t, f = self.t, self.f
         assert (len(t), t.full(), t.digest) == (len(f), f.full(), f.digest)
         assert f.lane_info()["queued"] == tuple([t.lane_len(l) for l in range(t.lanes)])
-        assert ticketq_audit.tickets(t) == [x[:3] + x[4:] for x in f.tickets()]
+        assert audit.tickets(t) == [x[:3] + x[4:] for x in f.tickets()]
         assert t.trace.entries(True) == f.trace.entries(True)
         assert (t.last_priority, t.last_seq, t.last_lane) == (f.last_priority, f.last_seq, f.last_lane)
 

@@ -6,14 +6,14 @@
 from rng import Rng
 from support import raises
 from ticketq import QueueEmpty
-from ticketq_lanes import LaneQueue, LaneFull
+from ticketq.lanes import LaneQueue, LaneFull
 from test_fleet_contract import _connect, _outcome, _same
 
 LONG = 600000  # a lease that does not run out during a test
 
 
 def _lanes(tag, cap, weights, bounds=None, first=0, aging=0, via_proxy=False, retries=3):
-    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq.fleet import FleetLaneQueue
 
     c, name = _connect(tag, via_proxy)
     return FleetLaneQueue(c, name, cap, weights, bounds, first, aging, 8, "tq", retries), c
@@ -21,7 +21,7 @@ def _lanes(tag, cap, weights, bounds=None, first=0, aging=0, via_proxy=False, re
 
 def _expire(f, token):
     # Let a held lease run out now, by the server's clock (1 ms from now).
-    from ticketq_deadline import sleep_ms
+    from ticketq.ticks import sleep_ms
 
     assert f.touch(token, 1)
     sleep_ms(30)
@@ -69,7 +69,7 @@ def test_thirty_lanes_through_the_clients_own_table():
     # Every lane a lane queue can have (30): the server sends its table as one base-32 digit
     # a lane, and lanes 10..29 are the letters a..t. The client's own decoding (f.table)
     # must give ticketq_lanes.table's lanes, and a schedule over all 30 lanes the same pops.
-    from ticketq_lanes import table
+    from ticketq.lanes import table
 
     w = [1 + (l * 7) % 5 for l in range(30)]
     f, c = _lanes("l30", 90, w)
@@ -122,8 +122,8 @@ def test_a_leased_ticket_counts_against_its_lanes_bound():
 
 
 def test_pop_until_a_deadline_on_lanes():
-    from ticketq_deadline import Deadline
-    from ticketq_wait import Timeout
+    from ticketq.ticks import Deadline
+    from ticketq.ticks import Timeout
 
     f, c = _lanes("lwait", 4, [1, 2])
     f.slice_ms = 100

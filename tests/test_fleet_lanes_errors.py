@@ -11,9 +11,9 @@ from test_fleet_errors import fcalls, host_only, outcome  # host_only skips on M
 if not IS_MICROPYTHON:
     import fleet_server  # first: it puts tools/ on sys.path
     from ticketq_tools import fleetctl
-    from ticketq_fleet import FleetQueue, FleetError
-    from ticketq_fleetlanes import FleetLaneQueue
-    from ticketq_lanes import LaneQueue, LaneFull
+    from ticketq.fleet import FleetQueue, FleetError
+    from ticketq.fleet import FleetLaneQueue
+    from ticketq.lanes import LaneQueue, LaneFull
 
 M30 = 1 << 30
 

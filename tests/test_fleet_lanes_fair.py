@@ -10,8 +10,8 @@ from support import IS_MICROPYTHON, skip
 if not IS_MICROPYTHON:
     import fleet_server
     import test_lanes_fair as fair
-    from ticketq_fleetlanes import FleetLaneQueue
-    from ticketq_lanes import LaneQueue, table
+    from ticketq.fleet import FleetLaneQueue
+    from ticketq.lanes import LaneQueue, table
 
 
 class Twin:

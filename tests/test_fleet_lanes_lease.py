@@ -15,8 +15,8 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 import fleet_server
 from support import raises
 from ticketq import QueueFull, QueueEmpty
-from ticketq_fleetlanes import FleetLaneQueue
-from ticketq_lanes import LaneFull
+from ticketq.fleet import FleetLaneQueue
+from ticketq.lanes import LaneFull
 from test_lanes_model import Ref, M30
 
 LONG = 600000

@@ -13,7 +13,7 @@ from support import IS_MICROPYTHON, raises, skip
 if not IS_MICROPYTHON:
     import fleet_server
     from ticketq import QueueFull, QueueEmpty
-    from ticketq_fleet import FleetQueue
+    from ticketq.fleet import FleetQueue
 
 LONG = 600000  # a lease that does not run out during a test
 

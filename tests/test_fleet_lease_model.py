@@ -19,7 +19,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 import fleet_server
 from support import raises
 from ticketq import QueueFull, QueueEmpty
-from ticketq_fleet import FleetQueue
+from ticketq.fleet import FleetQueue
 
 M30 = 1 << 30
 LONG = 600000  # a lease that does not run out during a test unless cut short

@@ -13,7 +13,7 @@ if not IS_MICROPYTHON:
     import urllib.request
 
     import fleet_server
-    from ticketq_fleet import FleetQueue
+    from ticketq.fleet import FleetQueue
 
     ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -62,7 +62,7 @@ def stop(p):
 
 def test_fleetctl_exporter_serves_the_queues_numbers():
     host()
-    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq.fleet import FleetLaneQueue
 
     srv = fleet_server.shared()
     conn = srv.client()

@@ -11,7 +11,7 @@ if not IS_MICROPYTHON:
     import time
 
     import fleet_server
-    from ticketq_fleet import FleetQueue
+    from ticketq.fleet import FleetQueue
 
     ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -108,7 +108,7 @@ def test_a_lease_shorter_than_a_board_round_trip_is_warned_about_once():
 
 def test_fleetqueue_given_a_url_and_a_lane_queue_without_weights_say_what_to_pass():
     host()
-    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq.fleet import FleetLaneQueue
 
     srv = fleet_server.shared()
     for url in ("redis://127.0.0.1:6379/0", b"redis://127.0.0.1:6379/0"):
@@ -129,33 +129,33 @@ def test_fleetqueue_given_a_url_and_a_lane_queue_without_weights_say_what_to_pas
 
 def test_board_client_at_a_server_that_wants_a_password_says_so():
     host()
-    import ticketq_resp
+    import ticketq.resp as resp
 
     from ticketq_tools import fleetctl
 
     with fleet_server.RedisServer() as srv:
         srv.client()
         srv.client(install=False).config_set("requirepass", "s3cret")
-        c = ticketq_resp.Redis("127.0.0.1", srv.port)
+        c = resp.Redis("127.0.0.1", srv.port)
         # an FCALL of 10 keys: Redis answers "unauthenticated multibulk length" to it
         for args in (("PING",), ("FCALL", "tq1_info", 10) + tuple("k%d" % i for i in range(10))):
             try:
                 c.execute_command(*args)
-            except ticketq_resp.RespError as e:
+            except resp.RespError as e:
                 msg = str(e)
                 assert msg.startswith("NOAUTH the server needs a password: ") and "redis://:PASSWORD@" in msg, msg
             else:
                 raise AssertionError("no error without a password")
             c.close()
-        c = ticketq_resp.Redis.from_url("redis://:wrong@127.0.0.1:%d/0" % srv.port)
+        c = resp.Redis.from_url("redis://:wrong@127.0.0.1:%d/0" % srv.port)
         try:
             c.execute_command("PING")
-        except ticketq_resp.RespError as e:
+        except resp.RespError as e:
             assert str(e).startswith("WRONGPASS the server refused the user name or password"), e
             assert fleetctl.explain(e)[0] == exitcodes.AUTH
         else:
             raise AssertionError("a wrong password was taken")
-        c = ticketq_resp.Redis.from_url("redis://:s3cret@127.0.0.1:%d/0" % srv.port)
+        c = resp.Redis.from_url("redis://:s3cret@127.0.0.1:%d/0" % srv.port)
         assert c.execute_command("PING") == b"PONG"
         c.close()
 

@@ -11,8 +11,8 @@ if not IS_MICROPYTHON:
     import redis
 
     import fleet_server
-    import ticketq_resp
-    from ticketq_fleet import FleetQueue
+    import ticketq.resp as tqresp
+    from ticketq.fleet import FleetQueue
 
 
 def setup(kind):
@@ -22,7 +22,7 @@ def setup(kind):
     srv.client()  # the library loaded
     proxy = fleet_server.DropProxy(srv.port)
     if kind == "resp":
-        conn = ticketq_resp.Redis("127.0.0.1", proxy.port)
+        conn = tqresp.Redis("127.0.0.1", proxy.port)
     else:
         # redis-py's own retries are turned off here, so that the queue's are what is tested
         conn = redis.Redis(host="127.0.0.1", port=proxy.port, retry_on_error=[],

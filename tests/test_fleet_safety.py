@@ -24,10 +24,10 @@ if not IS_MICROPYTHON:
     import redis
 
     import fleet_server
-    import ticketq_resp
-    from ticketq_base import QueueEmpty
-    from ticketq_fleet import FleetError, FleetQueue
-    from ticketq_fleetlanes import FleetLaneQueue
+    import ticketq.resp as resp
+    from ticketq.core import QueueEmpty
+    from ticketq.fleet import FleetError, FleetQueue
+    from ticketq.fleet import FleetLaneQueue
 
     LEASED, DELIV, IDEMT = 4, 5, 9
     CHECKS = set(dis.opmap[o] for o in ("RESUME", "JUMP_BACKWARD") if o in dis.opmap)
@@ -147,7 +147,7 @@ def test_replay_after_a_real_short_lease():
     srv = host()
     proxy = fleet_server.DropProxy(srv.port)
     try:
-        conn = ticketq_resp.Redis("127.0.0.1", proxy.port)
+        conn = resp.Redis("127.0.0.1", proxy.port)
         a = FleetQueue(conn, fleet_server.fresh_name("short"), 8, retries=0)
         b = FleetQueue(srv.client(install=False), a.name)
         b.push(7, 2)
@@ -228,15 +228,15 @@ def injecting_client(srv, points, single=False):
 def injecting_resp(srv, points):
     # The board client (ticketq_resp) with the same points: before and after each write
     # and each line read.
-    class Board(ticketq_resp.Redis):
+    class Board(resp.Redis):
         def _write(self, data):
             points.hit()
-            ticketq_resp.Redis._write(self, data)
+            resp.Redis._write(self, data)
             points.hit()
 
         def _line(self):
             points.hit()
-            r = ticketq_resp.Redis._line(self)
+            r = resp.Redis._line(self)
             points.hit()
             return r
 

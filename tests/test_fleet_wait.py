@@ -11,9 +11,9 @@ if not IS_MICROPYTHON:
     import time
 
     import fleet_server
-    from ticketq_deadline import Deadline
-    from ticketq_fleet import FleetQueue
-    from ticketq_wait import Timeout
+    from ticketq.ticks import Deadline
+    from ticketq.fleet import FleetQueue
+    from ticketq.ticks import Timeout
 
 
 def setup(cap=8, **kw):

@@ -9,8 +9,8 @@
 # (Not on the micro:bit: ticketq_lanes does not fit there; test_heaplock.py runs there.)
 import ticketq
 from ticketq import QueueFull, QueueEmpty
-from ticketq_lanes import LaneQueue, LaneFull
-from ticketq_audit import Trace
+from ticketq.lanes import LaneQueue, LaneFull
+from ticketq.audit import Trace
 from rng import Rng
 from support import skip
 
@@ -24,9 +24,9 @@ def makers():
     # [(name, make(capacity, first_seq, aging), lanes)]
     out = []
     if ticketq.PATH == "viper":
-        import ticketq_viper
-        out.append(("bytecode", ticketq_viper.BytecodeQueue, 0))
-        out.append(("viper", ticketq_viper.TicketQueue, 0))
+        import ticketq.viper as tqviper
+        out.append(("bytecode", tqviper.BytecodeQueue, 0))
+        out.append(("viper", tqviper.TicketQueue, 0))
     else:
         out.append(("bytecode", ticketq.TicketQueue, 0))
 

@@ -2,7 +2,7 @@
 # first, sequence numbers, both bounds, remove, clear, the digest; a one-lane LaneQueue is a
 # TicketQueue (same pops, same numbers, same digest, aging included).
 from ticketq import TicketQueue, QueueFull, QueueEmpty, LOW, NORMAL, HIGH, CRITICAL
-from ticketq_lanes import LaneQueue, LaneFull, table
+from ticketq.lanes import LaneQueue, LaneFull, table
 from lanecheck import check_lanes, snapshot_lanes
 from rng import Rng
 from support import raises
@@ -291,12 +291,12 @@ def test_lanes_stand_on_the_bytecode_ticket_queue_on_every_path():
     # slow a push+pop, and a second implementation under one name. It stands on the
     # bytecode class everywhere (ticketq_lanes.pyi); QueueBase is what every queue shares.
     import ticketq
-    from ticketq_base import QueueBase
+    from ticketq.core import QueueBase
     q = LaneQueue(4, 2)
     assert isinstance(q, QueueBase) and not hasattr(q, "_s"), ticketq.PATH
     if ticketq.PATH == "viper":
-        import ticketq_viper
-        assert issubclass(LaneQueue, ticketq_viper.BytecodeQueue)
-        assert not issubclass(LaneQueue, ticketq_viper.TicketQueue)
+        import ticketq.viper as tqviper
+        assert issubclass(LaneQueue, tqviper.BytecodeQueue)
+        assert not issubclass(LaneQueue, tqviper.TicketQueue)
     else:
         assert issubclass(LaneQueue, ticketq.TicketQueue)

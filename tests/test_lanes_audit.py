@@ -2,8 +2,8 @@
 # rule that decides (class, FIFO in a lane, or the lanes' turns), a trace with lanes, and
 # lane_max_wait's arguments. The TicketQueue side is test_audit.py, unchanged.
 from ticketq import LOW, NORMAL, HIGH, CRITICAL
-from ticketq_lanes import LaneQueue
-from ticketq_audit import tickets, explain, Trace, lane_max_wait
+from ticketq.lanes import LaneQueue
+from ticketq.audit import tickets, explain, Trace, lane_max_wait
 from support import raises
 
 

@@ -3,7 +3,7 @@
 # bound, and no allocation per push/pop/peek/remove under micropython.heap_lock(). Small
 # enough to compile there; test_lanes and test_lanes_heaplock hold the full contract.
 from ticketq import QueueFull, QueueEmpty, LOW, HIGH
-from ticketq_lanes import LaneQueue, LaneFull
+from ticketq.lanes import LaneQueue, LaneFull
 from support import skip, raises
 
 try:

@@ -40,8 +40,8 @@ def test_demonstration_table_and_explain_quote_are_current():
     table = lines[lines.index("") + 1:lines.index("", 3)]
     assert "```\n" + "\n".join(table) + "\n```" in text, "stale: rerun tools/lanes_demo.py"
     import ticketq
-    import ticketq_audit
-    from ticketq_lanes import LaneQueue
+    import ticketq.audit as audit
+    from ticketq.lanes import LaneQueue
 
     q = LaneQueue(16, [2, 1], lane_capacity=[12, 4])  # the example's state at the quote
     for i in range(6):
@@ -53,7 +53,7 @@ def test_demonstration_table_and_explain_quote_are_current():
     q.pop()
     q.push(920, ticketq.NORMAL, 1)
     quote = " ".join(l[4:] for l in text.splitlines() if l.startswith("  > "))
-    assert quote == ticketq_audit.explain(q, 104, 920), quote
+    assert quote == audit.explain(q, 104, 920), quote
 
 
 def test_fleet_example_runs_and_pops_the_lanequeue_examples_order():
@@ -64,7 +64,7 @@ def test_fleet_example_runs_and_pops_the_lanequeue_examples_order():
 
     import fleet_server
     import ticketq
-    from ticketq_lanes import LaneQueue
+    from ticketq.lanes import LaneQueue
 
     blocks = [b for b in re.findall(r"```python\n(.*?)```", text, re.S) if ">>>" not in b]
     assert len(blocks) == 1 and "FleetLaneQueue" in blocks[0]
@@ -92,9 +92,9 @@ def test_keyed_fleet_refusal_words_are_the_ones_raised():
     import re
 
     import fleet_server
-    from ticketq_base import QueueFull
-    from ticketq_fleetlanes import FleetLaneQueue
-    from ticketq_lanes import LaneFull, LanesFull
+    from ticketq.core import QueueFull
+    from ticketq.fleet import FleetLaneQueue
+    from ticketq.lanes import LaneFull, LanesFull
 
     part = text[text.index("- **Refusals, in this order:**"):]
     part = " ".join(part[:part.index("\n- **")].split())

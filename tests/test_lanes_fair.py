@@ -10,7 +10,7 @@
 # Each scenario is a check_*(make) function, make(capacity, weights, bounds) giving the
 # queue: test_fleet_lanes_fair.py runs the same scenarios on the fleet's lanes.
 from ticketq import NORMAL, HIGH
-from ticketq_lanes import LaneQueue, table
+from ticketq.lanes import LaneQueue, table
 from lanecheck import fair_windows
 from rng import Rng
 from support import IS_MICROPYTHON, skip
@@ -184,7 +184,7 @@ def check_lane_max_wait_reached(make):
     # The bound ticketq_audit.lane_max_wait reads from the table is exact: a CRITICAL ticket
     # pushed right after its lane's turn, behind lane_capacity - 1 others of its lane, with
     # every other lane kept full, waits exactly that many pops at the worst start.
-    from ticketq_audit import lane_max_wait
+    from ticketq.audit import lane_max_wait
     from ticketq import CRITICAL
     for ws, v, b in (([1, 100], 0, 1), ([1, 100], 1, 3), ([3, 1, 2], 1, 2), ([2, 2, 5], 2, 4)):
         caps = [30] * len(ws)

@@ -4,8 +4,8 @@
 # (ticketq_audit.lane_max_wait) against an adversary trying to keep one ticket waiting.
 from hypothesis import given, settings, target, strategies as st
 
-from ticketq_lanes import LaneQueue, table
-from ticketq_audit import lane_max_wait
+from ticketq.lanes import LaneQueue, table
+from ticketq.audit import lane_max_wait
 from lanecheck import check_lanes
 from test_lanes_fair import Stream, windows
 

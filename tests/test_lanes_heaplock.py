@@ -6,8 +6,8 @@
 # lock bites). The heap is unlocked before anything can escape: an exception escaping under
 # the lock hangs the WebAssembly VM.
 from ticketq import QueueFull, QueueEmpty, LOW
-from ticketq_lanes import LaneQueue, LaneFull
-from ticketq_audit import Trace
+from ticketq.lanes import LaneQueue, LaneFull
+from ticketq.audit import Trace
 from lanecheck import check_lanes, snapshot_lanes
 from rng import Rng
 from support import skip

@@ -5,8 +5,8 @@
 # reference of the rule (tests/keyedref.py) on seeded random streams with keys appearing
 # and vanishing, weights and bounds changing, hash collisions and renumbering.
 from ticketq import TicketQueue, QueueFull, QueueEmpty, LOW, NORMAL, HIGH, CRITICAL
-from ticketq_lanes import LaneQueue, LaneFull, LanesFull
-from ticketq_audit import tickets, explain, lane_max_wait, Trace
+from ticketq.lanes import LaneQueue, LaneFull, LanesFull
+from ticketq.audit import tickets, explain, lane_max_wait, Trace
 from lanecheck import check_keyed, snapshot_keyed
 from keyedref import KeyedRef, DIG0
 from rng import Rng

@@ -14,7 +14,7 @@
 # weight changes mid-wait). Plus: all weights 1 is round robin, a lane back from idling
 # gets one turn, no more (K4, no catch-up).
 from ticketq import QueueFull, NORMAL, HIGH
-from ticketq_lanes import LaneQueue
+from ticketq.lanes import LaneQueue
 from lanecheck import check_keyed
 from rng import Rng
 

@@ -7,8 +7,8 @@
 # The heap is unlocked before anything can escape (an exception escaping under the lock
 # hangs the WebAssembly VM), as in test_lanes_heaplock.py.
 from ticketq import QueueFull, QueueEmpty, LOW
-from ticketq_lanes import LaneQueue, LaneFull, LanesFull
-from ticketq_audit import Trace
+from ticketq.lanes import LaneQueue, LaneFull, LanesFull
+from ticketq.audit import Trace
 from lanecheck import check_keyed, snapshot_keyed
 from rng import Rng
 from support import skip

@@ -10,8 +10,8 @@ from hypothesis import given, settings, strategies as st  # first: MicroPython s
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from ticketq import QueueFull, QueueEmpty
-from ticketq_lanes import LaneQueue, LaneFull, LanesFull
-from ticketq_audit import tickets
+from ticketq.lanes import LaneQueue, LaneFull, LanesFull
+from ticketq.audit import tickets
 from lanecheck import check_keyed, snapshot_keyed
 from keyedref import KeyedRef, DIG0
 from support import raises

@@ -9,10 +9,10 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 import math
 from fractions import Fraction
 
-import ticketq_base
+import ticketq.core as core
 from ticketq import QueueFull, QueueEmpty
-from ticketq_lanes import LaneQueue, LaneFull, table
-from ticketq_audit import tickets
+from ticketq.lanes import LaneQueue, LaneFull, table
+from ticketq.audit import tickets
 from lanecheck import check_lanes, snapshot_lanes
 from rng import Rng
 from support import raises
@@ -59,7 +59,7 @@ class Ref:
         self.lists = {(c, l): [] for c in range(4) for l in range(len(self.weights))}
         self.cur = [0] * 4
         self.left = self.aging
-        self.digest = ticketq_base._DIG0
+        self.digest = core._DIG0
 
     def all(self):
         return [t for x in self.lists.values() for t in x]
@@ -181,7 +181,7 @@ class LaneMachine(RuleBasedStateMachine):
     def clear(self):
         self.q.clear()
         self.ref.clear()
-        assert self.q.digest == ticketq_base._DIG0
+        assert self.q.digest == core._DIG0
 
     @invariant()
     def lanes_hold(self):

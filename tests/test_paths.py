@@ -62,7 +62,7 @@ def stream(Q, seed, cap, first_seq, aging, lim, trace):
     if lim:
         q._lim = lim
     if trace:
-        from ticketq_audit import Trace
+        from ticketq.audit import Trace
         q.trace = Trace(5)
     r = Rng(seed)
     for step in range(1500):
@@ -100,10 +100,10 @@ def test_viper_and_bytecode_agree_on_every_operation():
     if forced():
         skip("bytecode path forced: the default run of this module compares the two")
     try:
-        import ticketq_viper
+        import ticketq.viper as tqviper
     except (ImportError, SyntaxError) as e:
         skip("no viper path here (%s): the bytecode path is the only one" % e)
-    V, B = ticketq_viper.TicketQueue, ticketq_viper.BytecodeQueue
+    V, B = tqviper.TicketQueue, tqviper.BytecodeQueue
     assert V is not B and issubclass(V, B)
     for args in ((1, 8, 0, 0, 0, 0), (2, 5, 0x3FFFFFF0, 3, 64, 1), (3, 32, 100, 1, 0, 1),
                  (4, 3, 0x3FFFFFFE, 0, 16, 0), (5, 64, 0, 2, 256, 1)):
@@ -194,7 +194,7 @@ def test_a_viper_module_that_raises_while_it_runs_keeps_the_bytecode_path():
                 os.mkdir(p)
             except OSError:
                 pass
-        f = open(d + "/ticketq_viper.py", "w")
+        f = open(d + "/tqviper.py", "w")
     except (ImportError, OSError) as e:
         skip("no filesystem to write a module to here (%s)" % e)
     f.write("raise ValueError('incompatible .mpy file')\n")
@@ -208,7 +208,7 @@ def test_a_viper_module_that_raises_while_it_runs_keeps_the_bytecode_path():
 
 
 def test_importing_the_viper_module_first_still_gives_the_viper_path():
-    # `import ticketq_viper` before `import ticketq` (e.g. for ticketq_viper.BytecodeQueue):
+    # `import ticketq_viper` before `import ticketq` (e.g. for tqviper.BytecodeQueue):
     # ticketq, imported by it, met the module half made and kept the bytecode class, for the
     # whole program, silently. Now the viper module stands on ticketq_core alone (no circle)
     # and a later `import ticketq` swaps its class in.

@@ -125,7 +125,7 @@ def test_the_int_rule_in_lanes():
     # LaneQueue follows the same rule: int subclasses count as their value in the
     # constructor, push (id, class and lane), remove and lane_len (MicroPython once raised
     # "unsupported types for __rsub__" and "__radd__" from push).
-    from ticketq_lanes import LaneQueue
+    from ticketq.lanes import LaneQueue
 
     q = LaneQueue(Num(8), [Num(1), 2], lane_capacity=Num(4), first_seq=Num(5), aging=Num(0))
     assert q.capacity == 8 and q.weights == (1, 2) and q.lane_capacity == (4, 4)
@@ -186,7 +186,7 @@ def test_an_int_like_that_is_no_int_is_refused_by_push_as_by_remove():
 
 def test_an_int_like_that_is_no_int_is_refused_by_lanes_push():
     # The same for LaneQueue.push (1 - U8(3) wraps to 254: it was queued in the wrong class).
-    from ticketq_lanes import LaneQueue
+    from ticketq.lanes import LaneQueue
 
     q = LaneQueue(4, [1, 1], 4, first_seq=40)
     q.push(1, LOW, 1)

@@ -5,9 +5,9 @@
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
-import ticketq_base
+import ticketq.core as core
 from ticketq import TicketQueue, QueueFull, QueueEmpty
-from ticketq_audit import tickets
+from ticketq.audit import tickets
 from qcheck import check_heap, snapshot
 from support import raises
 
@@ -96,7 +96,7 @@ class QueueMachine(RuleBasedStateMachine):
         self.model = []
         self.left = self.aging
         self.digest = self.q.digest
-        assert self.digest == ticketq_base._DIG0
+        assert self.digest == core._DIG0
 
     @invariant()
     def heap_holds(self):

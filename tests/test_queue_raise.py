@@ -2,7 +2,7 @@
 # allocate (a preallocated one raised for ever grows its traceback on MicroPython).
 import gc
 import sys
-import ticketq_base
+import ticketq.core as core
 from ticketq import TicketQueue, QueueFull, QueueEmpty, LOW
 from support import raises, skip, IS_MICROPYTHON
 
@@ -20,7 +20,7 @@ def test_each_raise_outside_heap_lock_is_a_fresh_instance():
     a = raises(QueueFull, q.push, 2, LOW)
     b = raises(QueueFull, q.push, 2, LOW)
     c = raises(QueueEmpty, TicketQueue(1).pop)
-    assert a is not b and a is not ticketq_base._FULL and c is not ticketq_base._EMPTY
+    assert a is not b and a is not core._FULL and c is not core._EMPTY
 
 
 def test_repeated_raises_do_not_leak():

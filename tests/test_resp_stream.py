@@ -1,14 +1,14 @@
 # ticketq_resp (the board client) against its byte stream: a board's socket over Wi-Fi
 # returns part of what was asked for, where CPython's buffered file never does, so the
 # same replies are delivered here split at every position and a few bytes at a time; an
-# array holding several error replies; the URL's inclusive bounds (ticketq_resp.pyi).
+# array holding several error replies; the URL's inclusive bounds (resp.pyi).
 # The socket is a stand-in put in place of the module's `socket` (the byte stream is what
 # is under test; the real server is test_fleet_contract's). Runs on CPython and on the
 # unix port; the WebAssembly VM has no socket module, so ticketq_resp does not import there.
 from support import IS_MICROPYTHON, raises, skip
 
 try:
-    import ticketq_resp
+    import ticketq.resp as resp
 except ImportError as e:  # the VM: no socket module at all
     ticketq_resp = None
     WHY = str(e)
@@ -70,7 +70,7 @@ class _Sock:
 
 
 class _Net:
-    # What ticketq_resp.connect uses of the socket module, answering with one _Sock.
+    # What resp.connect uses of the socket module, answering with one _Sock.
     SOCK_STREAM = 1
 
     def __init__(self, sock):
@@ -148,7 +148,7 @@ def test_several_errors_in_one_array_raise_the_first():
 
 
 def test_url_port_and_db_bounds_are_inclusive():
-    # ticketq_resp.pyi: a port 1..65535, a db 0..2**30-1 (the library's int range).
+    # resp.pyi: a port 1..65535, a db 0..2**30-1 (the library's int range).
     R = _resp().Redis
     assert R.from_url("redis://h:65535").port == 65535
     assert R.from_url("redis://h:1").port == 1
@@ -207,7 +207,7 @@ def test_close_closes_the_socket_and_the_next_command_connects_again():
 
 
 # Replies a hostile or broken server may send, each over one of the default limits
-# (ticketq_resp.pyi: 64 KiB of bulk strings, 4096 array elements, 4 levels of arrays, lines of
+# (resp.pyi: 64 KiB of bulk strings, 4096 array elements, 4 levels of arrays, lines of
 # 1024 bytes), and how many bytes of it the client may read before it refuses: the line that
 # announces the length, never what it announces.
 HOSTILE = (

@@ -92,19 +92,19 @@ def _der(d, name):
 def test_the_board_client_over_tls_on_cpython():
     port, d = _server()  # (first: it skips on MicroPython, before the host-only imports)
     import ticketq
-    import ticketq_fleet
-    import ticketq_resp
+    import ticketq.fleet as tqfleet
+    import ticketq.resp as resp
 
-    c = ticketq_resp.Redis.from_url("rediss://127.0.0.1:%d/0" % port, 5, ca=_der(d, "ca"))
+    c = resp.Redis.from_url("rediss://127.0.0.1:%d/0" % port, 5, ca=_der(d, "ca"))
     assert c.execute_command("PING") == b"PONG"
-    q = ticketq_fleet.FleetQueue(c, fleet_server.fresh_name("tls"), 4)
+    q = tqfleet.FleetQueue(c, fleet_server.fresh_name("tls"), 4)
     q.push(9, ticketq.HIGH)
     assert q.pop(30000) == 9
     q.ack(q.last_lease)
     big = b"z" * 30000  # several TLS records each way
     assert c.execute_command("ECHO", big) == big
     for ca, name in (("other", None), ("ca", "wrong.example")):
-        w = ticketq_resp.Redis.from_url("rediss://127.0.0.1:%d/0" % port, 5, ca=_der(d, ca),
+        w = resp.Redis.from_url("rediss://127.0.0.1:%d/0" % port, 5, ca=_der(d, ca),
                                         server_hostname=name)
         e = raises(OSError, w.execute_command, "PING")
         assert "TLS with" in str(e) and "refused" in str(e), e
@@ -132,10 +132,10 @@ def der(n):
         return f.read()
 url = "rediss://127.0.0.1:%d/0" % port
 gc.collect(); f0 = gc.mem_free()
-c = ticketq_resp.Redis.from_url(url, 5, ca=der("ca"))
+c = resp.Redis.from_url(url, 5, ca=der("ca"))
 assert c.execute_command("PING") == b"PONG"
 gc.collect(); used = f0 - gc.mem_free()
-q = ticketq_fleet.FleetQueue(c, sys.argv[3], 4)
+q = tqfleet.FleetQueue(c, sys.argv[3], 4)
 q.push(6, ticketq.LOW)
 assert q.pop(30000) == 6
 q.ack(q.last_lease)
@@ -144,7 +144,7 @@ for i in range(20):
     c.execute_command("PING")
 ms = time.ticks_diff(time.ticks_ms(), t)
 for ca, name in (("other", None), ("ca", "wrong.example")):
-    w = ticketq_resp.Redis.from_url(url, 5, ca=der(ca), server_hostname=name)
+    w = resp.Redis.from_url(url, 5, ca=der(ca), server_hostname=name)
     try:
         w.execute_command("PING")
         print("ACCEPTED", ca, name)

@@ -1,7 +1,7 @@
 # Tick arithmetic on every interpreter (the clocks: test_ticks_clock.py). The definitions
 # in Python (ticketq_softticks) are checked against known values and, on MicroPython,
 # against the firmware's own time.ticks_add/ticks_diff, which ticketq_ticks then uses.
-import ticketq_ticks as tt
+import ticketq.ticks as tt
 from support import skip, IS_MICROPYTHON
 
 try:

@@ -1,6 +1,6 @@
 # The tick sources on every interpreter: the fake clock (anywhere on the ring, wrapping,
 # counting sleeps) and the real ticks_ms/sleep_ms.
-import ticketq_ticks as tt
+import ticketq.ticks as tt
 from support import raises
 
 MAX = 0x3FFFFFFF

@@ -7,8 +7,8 @@ from hypothesis import example, given, settings, strategies as st
 # limit would only make a loaded CI machine fail them.
 
 import ticketq_softticks as soft
-import ticketq_ticks as tt
-from ticketq_ticks import Deadline, FakeClock
+import ticketq.ticks as tt
+from ticketq.ticks import Deadline, FakeClock
 
 P = 2 ** 30
 HALF = 2 ** 29

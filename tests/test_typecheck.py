@@ -102,7 +102,7 @@ import micropython
 import machine
 import socket
 import asyncio
-from ticketq_deadline import Deadline
+from ticketq.ticks import Deadline
 
 time.ticks_ms(1)
 time.monotonic()

@@ -3,7 +3,7 @@
 # ticketq_viper's self-check at import turns a viper class that gets a short fixed run
 # wrong, or that lets an argument too many through, into an ImportError that ticketq
 # turns into the bytecode path with that reason. On CPython, the armv6m machine code
-# mpy-cross makes of lib/ticketq_viper.py is scanned for the constructs that frozen armv6m
+# mpy-cross makes of lib/tqviper.py is scanned for the constructs that frozen armv6m
 # code gets wrong.
 import os
 import sys
@@ -17,7 +17,7 @@ def viper_module():
     if ticketq.PATH != "viper":
         skip("no viper path here (%s): the bytecode path is the only one"
              % getattr(ticketq, "WHY", "micro:bit"))
-    import ticketq_viper
+    import ticketq.viper as tqviper
 
     return ticketq_viper
 
@@ -28,9 +28,9 @@ def test_path_and_why_agree():
         return
     if ticketq.PATH == "viper":
         assert ticketq.WHY is None
-        import ticketq_viper
+        import ticketq.viper as tqviper
 
-        assert ticketq_viper.WHY is None and ticketq.TicketQueue is ticketq_viper.TicketQueue
+        assert tqviper.WHY is None and ticketq.TicketQueue is tqviper.TicketQueue
     else:
         assert ticketq.PATH == "bytecode", ticketq.PATH
         assert isinstance(ticketq.WHY, str) and len(ticketq.WHY) > 0, ticketq.WHY
@@ -194,7 +194,7 @@ def test_the_scan_finds_a_pool_constant_and_a_long_jump():
 
 
 def test_armv6m_code_loads_no_constant_from_a_pool_but_arity_signatures():
-    # lib/ticketq_viper.py's top comment: its viper code's only pool loads are the
+    # lib/tqviper.py's top comment: its viper code's only pool loads are the
     # signatures (MP_OBJ_FUN_MAKE_SIG(n, n, False), n = 1..3 arguments) that the emitter
     # loads in every function with arguments, for its arity check; those are what
     # selfcheck()'s "an argument too many" calls test at import. No long jump either.

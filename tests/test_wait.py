@@ -1,8 +1,8 @@
 # The blocking pop on a fake clock that starts just before the wrap: slices come from the
 # deadline, early wake-ups never extend the wait, pushes during a sleep are seen.
 from ticketq import TicketQueue, QueueEmpty, LOW, HIGH
-from ticketq_ticks import Deadline, FakeClock, ticks_ms, ticks_diff
-from ticketq_wait import pop_until, Timeout
+from ticketq.ticks import Deadline, FakeClock, ticks_ms, ticks_diff
+from ticketq.ticks import pop_until, Timeout
 from support import raises
 
 

@@ -6,10 +6,10 @@
 # by hand (coro.send) and run everywhere. No asyncio on the board: ImportError, skipped.
 import asyncio
 from ticketq import TicketQueue, LOW, HIGH
-from ticketq_ticks import Deadline, ticks_ms, ticks_diff
-import ticketq_async
-from ticketq_async import AsyncTickets
-from ticketq_wait import Timeout
+from ticketq.ticks import Deadline, ticks_ms, ticks_diff
+import ticketq.aio as aio
+from ticketq.aio import AsyncTickets
+from ticketq.ticks import Timeout
 from support import raises, skip
 
 if hasattr(asyncio, "sleep_ms"):
@@ -58,7 +58,7 @@ def test_the_deadline_must_be_a_deadline():
 
 def test_push_takes_a_lane_for_a_lane_queue():
     # An AsyncTickets over a LaneQueue (fair lanes) pushes into any lane, not only lane 0.
-    from ticketq_lanes import LaneQueue
+    from ticketq.lanes import LaneQueue
     a = AsyncTickets(LaneQueue(4, [1, 1]))
     assert a.push(4, LOW, 1) == 0 and a.push(5, HIGH) == 1
     assert a.q.lane_len(1) == 1 and a.q.lane_len(0) == 1
@@ -109,13 +109,13 @@ async def case_early_wakes_never_extend():
     # A wait that restarted its timeout would ask for 400 again (and end at 700, not 400).
     # Checked on the alarms asked for, not on elapsed time, so a slow machine cannot fail it.
     asked = []
-    real = ticketq_async._sleep_ms
+    real = aio._sleep_ms
 
     def spy(ms):
         asked.append(ms)
         return real(ms)
 
-    ticketq_async._sleep_ms = spy
+    aio._sleep_ms = spy
     try:
         a = AsyncTickets(TicketQueue(2))
         for ms in (100, 200, 300):
@@ -128,7 +128,7 @@ async def case_early_wakes_never_extend():
             pass
         assert ticks_diff(ticks_ms(), t0) >= 400
     finally:
-        ticketq_async._sleep_ms = real
+        aio._sleep_ms = real
     # The first slice asks for all that is left (400, or less if a ms went by before it:
     # a loaded machine), each later one for what is left after ~100 ms more.
     assert 0 < asked[0] <= 400 and len(asked) >= 2, asked

@@ -3,8 +3,8 @@
 # loop, pop_until on the board's own tick clock, Timeout when idle. Small on purpose, to
 # compile beside the library on the micro:bit (test_wait.py, with FakeClock, does not).
 from ticketq import TicketQueue, HIGH
-from ticketq_deadline import Deadline, ticks_ms, ticks_diff
-from ticketq_wait import pop_until, Timeout
+from ticketq.ticks import Deadline, ticks_ms, ticks_diff
+from ticketq.ticks import pop_until, Timeout
 
 
 def test_the_readme_loop():

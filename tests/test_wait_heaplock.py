@@ -2,8 +2,8 @@
 # micropython.heap_lock() (see test_deadline_heaplock.py for the method). CPython: skipped.
 from array import array
 from ticketq import TicketQueue, LOW
-from ticketq_ticks import Deadline, FakeClock
-from ticketq_wait import pop_until, Timeout
+from ticketq.ticks import Deadline, FakeClock
+from ticketq.ticks import pop_until, Timeout
 from support import skip
 
 try:

@@ -98,8 +98,8 @@ def with_wall_clock(body):
 
 def test_blocking_wait_ignores_the_wall_clock():
     from ticketq import TicketQueue
-    import ticketq_ticks as tt
-    from ticketq_wait import Timeout, pop_until
+    import ticketq.ticks as tt
+    from ticketq.ticks import Timeout, pop_until
 
     def body(w):
         q = TicketQueue(2)
@@ -134,9 +134,9 @@ def test_async_wait_ignores_the_wall_clock():
         skip("no asyncio here")
 
     from ticketq import LOW, TicketQueue
-    import ticketq_ticks as tt
-    from ticketq_async import AsyncTickets
-    from ticketq_wait import Timeout
+    import ticketq.ticks as tt
+    from ticketq.aio import AsyncTickets
+    from ticketq.ticks import Timeout
 
     async def main(w):
         a = AsyncTickets(TicketQueue(2))
@@ -165,7 +165,7 @@ def test_async_wait_ignores_the_wall_clock():
 
 
 def test_ticks_ms_ignores_the_wall_clock():
-    import ticketq_ticks as tt
+    import ticketq.ticks as tt
 
     def body(w):
         a = tt.ticks_ms()

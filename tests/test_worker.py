@@ -6,7 +6,7 @@
 # CPython, run.mjs on the VM).
 from array import array
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
-from ticketq_ticks import FakeClock, ticks_diff, ticks_add
+from ticketq.ticks import FakeClock, ticks_diff, ticks_add
 from support import skip, raises
 from worker import Worker
 

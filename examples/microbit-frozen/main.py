@@ -3,7 +3,7 @@
 # compiles at boot. One import a line, each module after those it imports: the 1.8 KB C
 # stack allows only a few nested imports (docs/microbit.md).
 import ticketq
-import ticketq_deadline
+import ticketq.ticks as ticks
 import worker
 from microbit import display
 
