@@ -42,7 +42,8 @@ local NKEYS = 10
 --   deliv   HASH  ready member -> times it was leased (redelivery count), while queued
 --                 or leased.
 --   wake    LIST  at most one token: pushed when work arrives, taken by BLPOP waiters.
---   dead    LIST  dead-lettered tickets, "<id> <class> <seq> <deliveries>", oldest first.
+--   dead    LIST  dead-lettered tickets, "<id> <class> <seq> <deliveries>", oldest first; a
+--                 lane queue's add " <lane>", a keyed one's " <key>" (bury).
 --   idem    HASH  "<made>.<n>:<call>" -> "<opno>|<reply>" (record: a number, "~" and a
 --                 flat list joined by ",", or "J" and JSON): each client's last
 --                 call of each kind (push, pop, ...), replayed when sent again (a retry).
@@ -263,10 +264,22 @@ local function forget(keys, member, m)
   end
 end
 
-local function bury(keys, m, cls, member, deliveries)
+local function bury(keys, m, cls, member, deliveries, key)
+  -- A dead letter "<id> <class> <seq> <deliveries>", and for a lane queue " <lane>" (its
+  -- number), for a keyed one " <key>" (the key's bytes, last: a key may hold spaces), so a
+  -- requeue (revive, krevive) puts it back into its own lane. Letters written before lanes
+  -- were recorded have four fields: they requeue to lane 0 (key 0), as they always did.
+  local l = key or lane_of(member)
   redis.call('RPUSH', keys[DEAD], string.format('%d %d %d %d', job_id(member), cls,
-    seq_of(m, member), deliveries))
+    seq_of(m, member), deliveries) .. (l and (' ' .. l) or ''))
   forget(keys, member)
+end
+
+local function letter(e)
+  -- A dead letter's id, class, seq, deliveries (numbers) and lane (the text after the fourth
+  -- field: a lane number or a key; nil in a plain queue's letter or one without a lane).
+  local i, c, s, d, rest = string.match(e, '^(%d+) (%d+) (%d+) (%d+)(.*)$')
+  return tonumber(i), tonumber(c), tonumber(s), tonumber(d), rest ~= '' and string.sub(rest, 2) or nil
 end
 
 local function requeue(keys, m, lm)
@@ -311,7 +324,7 @@ end
 -- record per call name, so a pop whose reply was lost is still replayable after the
 -- client's next push.
 local IDEM_OPS = {'push', 'pop', 'remove', 'clear', 'ack', 'release', 'dead', 'pushn', 'popn',
-  'ackpop'}
+  'ackpop', 'revive'}
 
 local function holds(keys, token, now)
   -- Does the lease of this token (pop's reply) still hold: leased, not expired at `now`

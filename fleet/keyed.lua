@@ -224,7 +224,7 @@ local function krequeue(keys, m, lm)
   local d = tonumber(redis.call('HGET', keys[DELIV], member)) or 0
   local out = 1
   if m.maxdel > 0 and d >= m.maxdel then
-    bury(keys, m, cls, member, d)
+    bury(keys, m, cls, member, d, key)  -- the letter keeps its key: krevive puts it back there
     redis.call('HINCRBY', keys[META], 'buried', 1)
     n, out = n - 1, 2
   else
@@ -274,6 +274,48 @@ local function kopen(keys, args)
   return r
 end
 
+local function kput(keys, m, id, cls, key, revive)
+  -- kpush's work after its argument checks: the sequence number, or -1 queue full, -2 the
+  -- lane at its bound, -3 a new key while max_lanes lanes exist, and (revive only: a dead
+  -- letter is not put into a paused lane) -4 the lane is paused. Nothing written when
+  -- refused. m.nl counts a lane it makes (krevive puts several letters in one call).
+  if full(keys, m) then
+    return -1
+  end
+  local ord = redis.call('HGET', keys[LANES], 'k' .. key)
+  local _, b, c, p = settings(keys, m, key)
+  local n, f = 0, 0
+  if ord then
+    ord = tonumber(ord)
+    n, f = lane_get(keys, ord)
+    if n >= b then
+      return -2
+    end
+  elseif m.maxl > 0 and m.nl >= m.maxl then
+    return -3
+  end
+  if revive and p == 1 then
+    return -4
+  end
+  local base, seq = stamp(keys, m, id)
+  m.lo = m.lo + 1  -- stamp moved the counter in meta: the next stamp of this call reads m
+  if m.lo == LO then
+    m.lo, m.hi = 0, m.hi + 1
+  end
+  if not ord then
+    ord = redis.call('HINCRBY', keys[META], 'ko', 1)
+    redis.call('HSET', keys[LANES], 'k' .. key, n2s(ord))
+    redis.call('HINCRBY', keys[META], 'nl', 1)
+    m.nl = m.nl + 1
+  end
+  lane_put(keys, m, ord, n + 1, f, key)
+  kenqueue(keys, cls, base .. '.' .. n2s(ord))
+  if p == 0 and f < c and not redis.call('ZSCORE', keys[RING], rmember(cls, ord)) then
+    to_tail(keys, cls, ord)
+  end
+  return seq
+end
+
 -- kpush: args client, opno, job id, class, key. The sequence number; -1 queue full, -2
 -- lane at its bound, -3 a new key while max_lanes lanes exist (checked in that order);
 -- a refused push stores nothing and spends no number.
@@ -283,33 +325,7 @@ local function kpush(keys, args)
   local cls = int_arg(args[4], 0, 3, 'priority')
   local key = key_arg(args[5])
   return kmutation(keys, args, 'push', m, function()
-    if full(keys, m) then
-      return -1
-    end
-    local ord = redis.call('HGET', keys[LANES], 'k' .. key)
-    local _, b, c, p = settings(keys, m, key)
-    local n, f = 0, 0
-    if ord then
-      ord = tonumber(ord)
-      n, f = lane_get(keys, ord)
-      if n >= b then
-        return -2
-      end
-    elseif m.maxl > 0 and m.nl >= m.maxl then
-      return -3
-    end
-    local base, seq = stamp(keys, m, id)
-    if not ord then
-      ord = redis.call('HINCRBY', keys[META], 'ko', 1)
-      redis.call('HSET', keys[LANES], 'k' .. key, n2s(ord))
-      redis.call('HINCRBY', keys[META], 'nl', 1)
-    end
-    lane_put(keys, m, ord, n + 1, f, key)
-    kenqueue(keys, cls, base .. '.' .. n2s(ord))
-    if p == 0 and f < c and not redis.call('ZSCORE', keys[RING], rmember(cls, ord)) then
-      to_tail(keys, cls, ord)
-    end
-    return seq
+    return kput(keys, m, id, cls, key)
   end)
 end
 
@@ -469,6 +485,8 @@ local function ktouch(keys, args)
 end
 
 local function kdead(keys, args)
+  -- lease.lua's dead; each letter has a fifth value, its key (-1: a letter written before
+  -- keys were recorded).
   local m = kmeta(keys)
   local n = int_arg(args[3], 1, MASK, 'count')
   return kmutation(keys, args, 'dead', m, function()
@@ -478,10 +496,53 @@ local function kdead(keys, args)
       if not e then
         break
       end
-      for v in string.gmatch(e, '%d+') do
-        out[#out + 1] = tonumber(v)
-      end
+      local id, c, s, d, key = letter(e)
+      local j = #out
+      out[j + 1] = id
+      out[j + 2] = c
+      out[j + 3] = s
+      out[j + 4] = d
+      out[j + 5] = key and reply_key(key) or -1
     end
+    return out
+  end)
+end
+
+-- krevive: lease.lua's revive for a keyed queue: each letter back into its own key's lane
+-- (a letter without a key: key 0) as kpush puts a ticket, new sequence number, subject to
+-- the lane's bound, max_lanes, its ceiling (queued, pops under it) and pause: a paused
+-- lane refuses the letter (-4), as do a full queue (-1), a lane at its bound (-2) and
+-- max_lanes lanes without this key's (-3). Reply as revive's, the lane being the key
+-- (reply_key); the refused letter's fourth value: the lane's bound (-2), max_lanes (-3), 0.
+local function krevive(keys, args)
+  local m = kmeta(keys)
+  local n = int_arg(args[3], 1, 1000, 'count')
+  return kmutation(keys, args, 'revive', m, function()
+    local out, k, code = {0, 0}, 0, 0
+    for i = 1, n do
+      local e = redis.call('LINDEX', keys[DEAD], 0)
+      if not e then
+        break
+      end
+      local id, c, _, _, key = letter(e)
+      key = key or '0'
+      local r = kput(keys, m, id, c, key, true)
+      local j = #out
+      out[j + 1] = id
+      out[j + 2] = c
+      out[j + 4] = reply_key(key)
+      if r < 0 then
+        local _, b = settings(keys, m, key)
+        code = r
+        out[j + 3] = out[j + 4]
+        out[j + 4] = r == -2 and b or r == -3 and m.maxl or 0
+        break
+      end
+      redis.call('LPOP', keys[DEAD])
+      out[j + 3] = r
+      k = k + 1
+    end
+    out[1], out[2] = code, k
     return out
   end)
 end
@@ -712,6 +773,7 @@ register('kack', kack)
 register('krelease', krelease)
 register('ktouch', ktouch)
 register('kdead', kdead)
+register('krevive', krevive)
 register('kinfo', kinfo)
 register('klane', klane)
 register('kset', kset)

@@ -79,8 +79,10 @@ end
 
 -- dead: args client, opno, count. Takes up to count dead-lettered tickets, oldest first, off
 -- the list: flat id, class, seq, deliveries, ... (LRANGE on the dead key reads them without
--- taking). Replayed as push and pop are: a reply lost on the way is not a letter lost.
--- Expired leases go back first (reap), so a ticket whose last lease just ran out is here.
+-- taking); a lane queue's letters have a fifth value, the lane (-1: a letter written before
+-- lanes were recorded). Replayed as push and pop are: a reply lost on the way is not a
+-- letter lost. Expired leases go back first (reap), so a ticket whose last lease just ran
+-- out is here.
 local function dead(keys, args)
   local m = meta(keys)
   local n = int_arg(args[3], 1, MASK, 'count')
@@ -91,10 +93,77 @@ local function dead(keys, args)
       if not e then
         break
       end
-      for v in string.gmatch(e, '%d+') do
-        out[#out + 1] = tonumber(v)
+      local id, c, s, d, l = letter(e)
+      local j = #out
+      out[j + 1] = id
+      out[j + 2] = c
+      out[j + 3] = s
+      out[j + 4] = d
+      if m.lanes then
+        out[j + 5] = tonumber(l) or -1
       end
     end
+    return out
+  end)
+end
+
+-- revive (FleetQueue.requeue): args client, opno, count (1..REVIVE_MAX). Takes up to count
+-- dead letters, oldest first, and pushes each again as a push would: its class, in a lane
+-- queue its own lane (a letter without one: lane 0), a new sequence number, no delivery
+-- counted. The first letter a push would refuse stops the call: it and the letters after
+-- it stay dead letters, at the head of the list, in order. Reply: {code, k, then k times
+-- (id, class, seq, lane), then, when code < 0, (id, class, lane, bound) of the refused
+-- letter}; code 0 (done), -1 queue full, -2 its lane at its bound; lane -1 in a plain queue.
+-- One replay record: a call sent again is answered as it was, never run twice. O(k log n).
+local REVIVE_MAX = 1000
+local function four(out, a, b, c, d)
+  local j = #out
+  out[j + 1] = a
+  out[j + 2] = b
+  out[j + 3] = c
+  out[j + 4] = d
+end
+local function revive(keys, args)
+  local m = meta(keys)
+  local n = int_arg(args[3], 1, REVIVE_MAX, 'count')
+  return mutation(keys, args, 'revive', m, function()
+    local out, k, code = {0, 0}, 0, 0
+    for i = 1, n do
+      local e = redis.call('LINDEX', keys[DEAD], 0)
+      if not e then
+        break
+      end
+      local id, c, _, _, l = letter(e)
+      l = m.lanes and math.min(tonumber(l) or 0, m.lanes - 1) or -1
+      local bound = 0
+      if full(keys, m) then
+        code = -1
+      elseif l >= 0 then
+        local r = redis.call('HMGET', keys[META], 'n' .. l, 'b' .. l)
+        bound = tonumber(r[2])
+        if tonumber(r[1]) >= bound then
+          code = -2
+        end
+      end
+      if code < 0 then
+        four(out, id, c, l, bound)
+        break
+      end
+      redis.call('LPOP', keys[DEAD])
+      local member, seq = stamp(keys, m, id)
+      m.lo = m.lo + 1
+      if m.lo == LO then
+        m.lo, m.hi = 0, m.hi + 1
+      end
+      if l >= 0 then
+        redis.call('HINCRBY', keys[META], 'n' .. l, 1)
+        member = member .. string.sub(DIGITS, l + 1, l + 1)
+      end
+      enqueue(keys, c, member)
+      k = k + 1
+      four(out, id, c, seq, l)
+    end
+    out[1], out[2] = code, k
     return out
   end)
 end
@@ -154,4 +223,5 @@ register('ack', ack)
 register('release', release)
 register('touch', touch)
 register('dead', dead)
+register('revive', revive)
 register('ackpop', ackpop)

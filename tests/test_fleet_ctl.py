@@ -83,7 +83,7 @@ def test_operator_commands_on_a_plain_queue():
         code, out, _ = ctl("dead", name, *u)
         assert code == 0 and out == "3 CRITICAL seq=2 deliveries=1\n"
     assert json.loads(ctl("dead", name, "--json", *u)[1]) == [
-        {"id": 3, "class": "CRITICAL", "seq": 2, "deliveries": 1}]
+        {"id": 3, "class": "CRITICAL", "seq": 2, "deliveries": 1, "lane": None}]  # lane: a lane queue's
     code, out, _ = ctl("requeue", name, *u)
     assert code == 0 and out == "requeued 3 CRITICAL seq=3\n"
     assert q.info()["dead"] == 0 and q.peek() == 3

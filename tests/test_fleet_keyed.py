@@ -321,7 +321,7 @@ def test_dead_letters_leave_their_lane():
     raises(LaneFull, q.push, 6, 2, "a")
     assert q.release(q.last_lease) == 2
     assert q.lane("a")["exists"] is False and q.lane_info()["lanes"] == 0
-    assert q.dead() == [(5, 2, 0, 1)]
+    assert q.dead() == [(5, 2, 0, 1, "a")]  # the letter keeps its key (tests/test_fleet_dead.py)
     assert q.push(6, 2, "a") == 1
 
 
@@ -795,9 +795,10 @@ def test_fleetctl_peek_and_tickets_limit_read_only_the_first_lanes():
 
 
 def test_fleetctl_requeue_on_a_keyed_queue_names_the_refusal():
-    # requeue pushes a letter to lane 0 (a letter does not record its lane); on a keyed
-    # queue whose max_lanes lanes exist without a lane 0 that is LanesFull, which fleetctl
-    # reported as "queue full after requeueing 0 of 1 dead letters" with the queue 1/10 full.
+    # requeue pushed a letter to lane 0 (letters did not record their lane), and fleetctl
+    # reported a LanesFull as "queue full after requeueing 0 of 1 dead letters" with the
+    # queue 1/10 full. A letter now goes back to its own key ("x"), and a refusal is told in
+    # push's words; the letter stays a dead letter, nothing else changes.
     import time
 
     conn = host().client()
@@ -809,10 +810,10 @@ def test_fleetctl_requeue_on_a_keyed_queue_names_the_refusal():
     q.push(12, 1, "a")
     before = (q.tickets(), q.digest, conn.lrange(q.keys[7], 0, -1))
     e = raises(fleetctl.Failure, fleetctl.requeue, q, 10)
-    assert "no lane for key 0: max_lanes (1) lanes exist" in str(e) and "queue full" not in str(e), e
-    assert (q.tickets(), q.digest, conn.lrange(q.keys[7], 0, -1)) == before  # the letter is back
+    assert "no lane for key 'x': max_lanes (1) lanes exist" in str(e) and "queue full" not in str(e), e
+    assert (q.tickets(), q.digest, conn.lrange(q.keys[7], 0, -1)) == before  # the letter is still dead
     q.pop()
-    assert fleetctl.requeue(q, 10) == [(11, "HIGH", 2)] and q.pop() == 11 and q.last_lane == 0
+    assert fleetctl.requeue(q, 10) == [(11, "HIGH", 2, "x")] and q.pop() == 11 and q.last_lane == "x"
     q.destroy()
 
 

@@ -149,6 +149,6 @@ def test_dead_letters_leave_their_lane_and_free_its_bound():
         raises(LaneFull, q.push, 8, 2, 0)  # held while leased
         assert q.release(q.last_lease) == n  # 1 back, then 2 dead-lettered
     assert q.lane_info() == {"cursors": (0, 0, 1, 0), "queued": (0, 0), "held": (0, 0)}  # HIGH moved
-    assert q.dead(5) == [(7, 2, 0, 2)]
+    assert q.dead(5) == [(7, 2, 0, 2, 0)]  # with its lane (tests/test_fleet_dead.py)
     assert q.push(8, 2, 0) == 1
     q.destroy()

@@ -753,7 +753,32 @@ class FleetQueue:
         """
         _int(count, 1, _MASK, "count")
         r = self._call("dead", (int(count),), True)  # it takes them: replayed if sent again
+        return self._letters(r)
+
+    def _letters(self, r):
+        # dead's reply: 4 numbers a letter (a lane queue's: 5, its lane last)
         return [(r[j], r[j + 1], r[j + 2], r[j + 3]) for j in range(0, len(r), 4)]
+
+    def requeue(self, count=100):
+        """Take up to count (1..1000) dead letters, oldest first, and push each again as a
+        push would: its class (a lane queue: its own lane, see FleetLaneQueue.requeue), a
+        new sequence number, no delivery counted. Returns (done, refused): done the letters
+        pushed, [(id, class, seq)] in order; refused None, or the refusal that stopped the
+        call, an exception instance (not raised) with push's words: QueueFull. The refused
+        letter and those after it stay dead letters, at the head of the list, in order:
+        none is lost. One server call, atomic, replayed if sent again after a lost reply
+        (never run twice). O(k log n).
+        """
+        _int(count, 1, 1000, "count")
+        r = self._call("revive", (int(count),), True)
+        done = [self._revived(r[j:j + 4]) for j in range(2, 2 + 4 * r[1], 4)]
+        return done, (None if r[0] == 0 else self._refusal(r[0], r[2 + 4 * r[1]:]))
+
+    def _revived(self, t):
+        return (t[0], t[1], t[2])
+
+    def _refusal(self, code, t):
+        return QueueFull("ticket queue full")
 
     def destroy(self):
         """Delete every key of the queue, its settings and counter too.
@@ -785,7 +810,14 @@ else:
 # more keys (the rings, the lanes hash), after the ten of every queue.
 _KEYED = {"client": "kclient", "lpop": "kpop", "lpeek": "kpeek", "remove": "kremove",
           "info": "kinfo", "clear": "kclear", "destroy": "kdestroy", "ack": "kack",
-          "release": "krelease", "touch": "ktouch", "dead": "kdead"}
+          "release": "krelease", "touch": "ktouch", "dead": "kdead", "revive": "krevive"}
+
+
+class LanePaused(Exception):
+    """FleetLaneQueue.requeue's refusal of a dead letter whose keyed lane is paused (resume
+    it first): the letter stays dead. A push to a paused lane is not refused.
+    """
+    pass
 _KEYMAX = 64
 _HEX = "0123456789abcdef"
 
@@ -1010,6 +1042,53 @@ class FleetLaneQueue(FleetQueue):
                 or [c for c in a[1:25] if c not in _HEX] or not o.isdigit() or not d.isdigit()):
             raise ValueError("lease token: what pop(lease_ms) left in last_lease")
         return token
+
+    # ---- dead letters keep their lane
+
+    def dead(self, count=10):
+        """Take up to count dead-lettered tickets off their list, oldest first: (id, class,
+        seq, deliveries, lane); lane the lane number (fixed lanes) or the key (keyed lanes),
+        None for a letter written before letters recorded their lane. Replayed as push and
+        pop: a lost reply loses no letter.
+        """
+        return FleetQueue.dead(self, count)
+
+    def _letters(self, r):
+        return [(r[j], r[j + 1], r[j + 2], r[j + 3], self._lane_of(r[j + 4])) for j in range(0, len(r), 5)]
+
+    def _lane_of(self, v):
+        # a letter's lane as the server sends it: -1 none, else the lane or key
+        return None if v == -1 else (_reply_key(v) if self.keyed else v)
+
+    def requeue(self, count=100):
+        """Take up to count (1..1000) dead letters, oldest first, and push each again into
+        its own lane (the lane number it had, or its key; a letter without one, written
+        before letters recorded it: lane 0, key 0) and class, as a push would: a new
+        sequence number, no delivery counted, the lane's bound and max_lanes checked, its
+        ceiling counted when it pops. Returns (done, refused): done [(id, class, seq, lane)]
+        in order; refused None, or the refusal that stopped the call, an exception instance
+        (not raised) with push's words: QueueFull, LaneFull, LanesFull, or LanePaused (a
+        keyed lane that is paused refuses a dead letter, though not a push: resume it
+        first). The refused letter and those after it stay dead letters, at the head of the
+        list, in order: none is lost. One server call, atomic, replayed if sent again after
+        a lost reply (never run twice). O(k (log n + log L)).
+        """
+        return FleetQueue.requeue(self, count)
+
+    def _revived(self, t):
+        return (t[0], t[1], t[2], self._lane_of(t[3]))
+
+    def _refusal(self, code, t):
+        lane = self._lane_of(t[2])
+        if code == -2:
+            if self.keyed:
+                return LaneFull("lane %s full (%d tickets)" % (_shown(str(lane)), t[3]))
+            return _lane_full(lane, t[3])
+        if code == -3:
+            return LanesFull("no lane for key %s: max_lanes (%d) lanes exist" % (_shown(str(lane)), t[3]))
+        if code == -4:
+            return LanePaused("lane %s is paused: resume it to requeue its dead letters" % _shown(str(lane)))
+        return QueueFull("ticket queue full")
 
     # ---- keyed lanes: per-key settings and inspection
 

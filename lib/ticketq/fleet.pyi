@@ -130,7 +130,13 @@ class FleetQueue:
     def tickets(self) -> List[Tuple[int, int, int, bool]]:
         ...
 
-    def dead(self, count: int = 10) -> List[Tuple[int, int, int, int]]:
+    def dead(self, count: int = 10) -> List[Tuple[Any, ...]]:
+        """(id, class, seq, deliveries) per letter; a FleetLaneQueue's add the lane."""
+        ...
+
+    def requeue(self, count: int = 100) -> Tuple[List[Tuple[Any, ...]], Optional[Exception]]:
+        """(done, refused): done [(id, class, seq)] (a FleetLaneQueue's add the lane);
+        refused None or the refusal (QueueFull, LaneFull, LanesFull, LanePaused), not raised."""
         ...
 
     def destroy(self) -> int:
@@ -140,6 +146,11 @@ class FleetQueue:
 class LanesFull(QueueFull):
     """A push for a new key while ``max_lanes`` keyed lanes hold tickets (nothing changed).
     ticketq.lanes' own class when the board's keyed lanes define one, else this one."""
+
+
+class LanePaused(Exception):
+    """FleetLaneQueue.requeue's refusal of a dead letter whose keyed lane is paused: the
+    letter stays dead (a push to a paused lane is not refused)."""
 
 
 LaneKey = Union[int, str]

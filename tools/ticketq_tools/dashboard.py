@@ -473,7 +473,8 @@ class Dashboard:
                 except Exception as e:
                     code, msg = fleetctl.explain(e, dash.sampler.url, name, dash.sampler.prefix)
                     return self._json(409 if code == fleetctl.EXIT_REFUSED else 502, {"error": msg})
-                return self._json(200, {"requeued": [{"id": i, "class": c, "seq": s} for i, c, s in done]})
+                return self._json(200, {"requeued": [{"id": i, "class": c, "seq": s, "lane": l}
+                                                     for i, c, s, l in done]})
 
         self.bind = bind
         self.httpd = ThreadingHTTPServer((bind, port), Handler)

@@ -371,32 +371,42 @@ def leased(conn, q):
 
 def dead_letters(conn, q, count=None):
     """The dead letters of `q`, oldest first, read without taking them (LRANGE): dicts id,
-    class (name), seq, deliveries. `count` None: all."""
+    class (name), seq, deliveries, lane (a lane queue's: its lane number, or a keyed
+    queue's key; None for a plain queue's letter and for one written before letters
+    recorded their lane). `count` None: all."""
     out = []
     for e in conn.lrange(q.keys[7], 0, -1 if count is None else count - 1):
-        i, c, s, d = (int(x) for x in e.split())
-        out.append({"id": i, "class": CLASSES[c], "seq": s, "deliveries": d})
+        f = e.split(b" ", 4)  # a key, last, may hold spaces
+        i, c, s, d = (int(x) for x in f[:4])
+        lane = None
+        if len(f) > 4:
+            k = f[4].decode("utf-8", "replace")
+            lane = _json_key(k) if getattr(q, "keyed", False) else int(k)
+        out.append({"id": i, "class": CLASSES[c], "seq": s, "deliveries": d, "lane": lane})
     return out
 
 
 def requeue(q, count):
-    """Take up to `count` dead letters (oldest first) and push each again to its class (lane
-    0 of a lane queue: a letter does not record its lane). Returns [(id, class name, new
-    seq)]. A letter whose push is refused (the queue full; a lane queue's lane 0 at its
-    bound, or a keyed queue's max_lanes reached without a lane 0) is put back at the head of
-    the dead list and Failure raised with the refusal's words: none is lost."""
-    from ticketq_base import QueueFull
-
+    """Take up to `count` dead letters (None: all), oldest first, and push each again into
+    its class and its own lane (a lane queue's lane number, a keyed queue's key; a letter
+    written before letters recorded their lane: lane 0, key 0), with a new sequence number,
+    in server calls of at most 1000 letters (FleetQueue.requeue: each atomic, replayed if
+    sent again). Returns [(id, class name, new seq, lane)], lane None for a plain queue. The
+    first letter a push would refuse (the queue full; its lane at its bound; max_lanes
+    lanes without its key; its keyed lane paused) stops it: that letter and those after it
+    stay dead letters, at the head of the list, in order, and Failure is raised with the
+    refusal's words and the count requeued before it."""
     out = []
-    letters = q.dead(count)
-    for k, (i, c, s, d) in enumerate(letters):
-        try:
-            out.append((i, CLASSES[c], q.push(i, c)))
-        except QueueFull as e:  # LaneFull, LanesFull too: the refusal's own words
-            for j, cc, ss, dd in reversed(letters[k:]):
-                q.conn.lpush(q.keys[7], "%d %d %d %d" % (j, cc, ss, dd))
-            raise Failure(EXIT_REFUSED, "%s after requeueing %d of %d dead letters; the "
-                          "other %d are dead letters again" % (e, k, len(letters), len(letters) - k))
+    while count is None or len(out) < count:
+        n = 1000 if count is None else min(1000, count - len(out))
+        done, refused = q.requeue(n)
+        for t in done:
+            out.append((t[0], CLASSES[t[1]], t[2], t[3] if len(t) > 3 else None))
+        if refused is not None:
+            raise Failure(EXIT_REFUSED, "%s: requeued %d dead letters, then stopped; that letter "
+                          "and the ones after it are still dead letters" % (refused, len(out)))
+        if len(done) < n:
+            break
     return out
 
 
@@ -723,11 +733,10 @@ def _queue_command(a, conn, q):
             _tline(t), t["deliveries"], t["token"], t["expires_in_ms"]) for t in rows])
     elif cmd == "dead":
         rows = dead_letters(conn, q, a.count)
-        _emit(a, rows, ["%d %s seq=%d deliveries=%d" % (t["id"], t["class"], t["seq"], t["deliveries"])
-                        for t in rows])
+        _emit(a, rows, ["%s deliveries=%d" % (_tline(t), t["deliveries"]) for t in rows])
     elif cmd == "requeue":
-        for i, c, s in requeue(q, a.count):
-            print("requeued %d %s seq=%d" % (i, c, s))
+        for i, c, s, l in requeue(q, a.count):
+            print("requeued " + _tline({"id": i, "class": c, "seq": s, "lane": l}))
     elif cmd == "clear":
         q.clear()
         print("cleared %s" % q.name)
