@@ -411,3 +411,101 @@ def test_a_non_loopback_bind_warns_and_takes_any_host():
             p.wait(10)
             p.stdout.close()
             p.stderr.close()
+
+
+# ---- keyed lane queues: the busiest lanes, with bounded reads (docs/fleet.md, "Dashboard")
+
+
+def _keyed_server():
+    _, fleet_server = _host()
+    return fleet_server.shared()
+
+
+def test_keyed_lanes_are_read_in_bounded_steps_and_find_the_busiest():
+    dashboard, fleet_server = _host()
+    from ticketq.fleet import FleetLaneQueue
+
+    conn = _keyed_server().client()
+    q = FleetLaneQueue(conn, fleet_server.fresh_name("dkeyed"), 10000)
+    for i in range(3000):  # 3000 lanes of one ticket, and one lane of seven
+        q.push(i, 1, "dev-%d" % i)
+    for i in range(7):
+        q.push(i, 2, "hot")
+    q.set_lane("hot", weight=4)
+    # a small walk per call: never more than ceil(scan / 1000) kscan calls and 2 * top klane
+    memo = {}
+    calls = lambda: dict((k, v["calls"]) for k, v in conn.info("commandstats").items() if k == "cmdstat_fcall")  # noqa: E731
+    found = None
+    for n in range(1, 40):
+        before = calls().get("cmdstat_fcall", 0)
+        rows, walk = dashboard.keyed_lanes(q, 3, 300, memo)
+        fcalls = calls().get("cmdstat_fcall", 0) - before
+        assert fcalls <= 1 + 2 * 3 + 1, fcalls  # kscan, klane of the rows (new and old), kinfo
+        assert walk["lanes"] == 3001 and not walk["complete"] and 0 < walk["walked"] <= 300
+        if rows and rows[0]["key"] == "hot":
+            found = n
+            break
+    # a lane is walked once a pass: 6001 fields (k, o of each lane and hot's s) in steps of 300
+    assert found is not None and found <= 6001 // 300 + 2, found
+    assert rows[0] == {"key": "hot", "queued": 7, "leased": 0, "held": 7, "weight": 4, "bound": 10000,
+                       "ceiling": 10000, "paused": False}
+    # and it stays shown, its numbers read again at each call, while it stays the busiest
+    q.pop(60000)
+    rows, walk = dashboard.keyed_lanes(q, 3, 300, memo)
+    assert rows[0]["key"] == "hot" and (rows[0]["queued"], rows[0]["leased"]) == (6, 1)
+    # a queue whose lanes fit in one walk: exactly fleetctl's busiest
+    small = FleetLaneQueue(conn, fleet_server.fresh_name("dsmall"), 100)
+    for i, k in enumerate(["b", "a", "b", 7, "c", "b", 7]):
+        small.push(i, 1, k)
+    small.pause("c")
+    rows, walk = dashboard.keyed_lanes(small, 3, 2000, {})
+    assert walk == {"lanes": 4, "walked": 4, "complete": True}
+    assert [(r["key"], r["queued"]) for r in rows] == [(b["key"], b["queued"]) for b in small.busiest(3)]
+    assert [r["key"] for r in dashboard.keyed_lanes(small, 9, 2000, {})[0]] == ["b", 7, "a", "c"]
+    q.destroy()
+    small.destroy()
+
+
+def test_page_shows_keyed_lanes_and_dead_letters_lanes():
+    with Browser() as browser:
+        dashboard, fleet_server = _host()
+        from ticketq.fleet import FleetLaneQueue
+
+        srv = _keyed_server()
+        conn = srv.client()
+        name = fleet_server.fresh_name("dpage")
+        q = FleetLaneQueue(conn, name, 64, max_deliveries=1)
+        for i, k in enumerate(["gw", "gw", "gw", HOSTILE, HOSTILE, 12]):
+            q.push(i, 1, k)
+        q.set_lane("gw", weight=3)
+        q.pause(12)
+        assert q.pop(60000) == 0 and q.last_lane == "gw"  # one in flight
+        q.push(40, 2, HOSTILE)
+        assert q.pop(60000) == 40 and q.release(q.last_lease) == 2  # a dead letter, with its key
+        s = dashboard.Sampler(srv.url, names=[name], interval=0.3).start()
+        d = dashboard.Dashboard(s, "127.0.0.1", 0, False).start()
+        try:
+            _load(browser, d)
+            sel = 'section[data-queue="%s"] ' % name
+            _wait(browser, "return document.querySelectorAll(arguments[0]).length > 0".replace(
+                "arguments[0]", json.dumps(sel + "table.keyed tr")))
+            rows = browser.execute_script(
+                "return Array.from(document.querySelectorAll(arguments[0])).slice(1)"
+                ".map(r => [r.dataset.key].concat(Array.from(r.cells).map(c => c.textContent)))", sel + "table.keyed tr")
+            assert rows == [
+                ["gw", "gw", "2", "1", "3", "3", "64", "64", ""],
+                [HOSTILE, HOSTILE, "2", "0", "2", "1", "64", "64", ""],
+                ["12", "12", "1", "0", "1", "1", "64", "64", "paused"]], rows
+            assert _text(browser, sel + "h3")[:2] == ["Classes", "Keyed lanes (busiest 3 of 3)"]
+            assert _text(browser, sel + "p.keyed-walk") == ["every lane read at this sample"]
+            dead = browser.execute_script(
+                "return Array.from(document.querySelectorAll(arguments[0])).slice(1)"
+                ".map(r => Array.from(r.cells).map(c => c.textContent))", sel + "table.dead tr")
+            assert dead == [["40", "HIGH", "6", HOSTILE, "1"]]
+            # keys are text: no element made of the markup key, its onerror never ran
+            assert browser.execute_script("return document.querySelectorAll('img').length") == 0
+            assert browser.execute_script("return window.__xss === undefined")
+        finally:
+            d.stop()
+            s.stop()
+            q.destroy()

@@ -75,6 +75,56 @@ def lane_rows(per_lane, top):
     return rows[:top], len(rest), sum(r["held"] for r in rest)
 
 
+def keyed_lanes(q, top, scan, memo):
+    """The busiest lanes of a keyed lane queue `q` with bounded reads, whatever its lane
+    count L: at most `scan` fields of its lanes hash are walked per call (HSCAN steps of
+    keyed.lua's kscan, at most 1000 each), continuing from where the last call stopped
+    (`memo`, a dict kept per queue: the cursor and the last rows' keys), plus one klane
+    read per row. The rows are the `top` lanes holding the most tickets (queued or leased;
+    ties by the key's text) among the lanes walked this call and the rows shown last time
+    (read again, so their numbers are now's): when a walk of all L lanes fits in `scan`
+    (about scan / 2 lanes) that is exactly fleetctl's busiest; past that, each lane is
+    walked once every ceil(2L / scan) calls and a lane shown stays while it stays among the
+    busiest. Server calls per sample: ceil(scan / 1000) kscan, at most 2 * top klane, one kinfo. Each row: key (int or str, as the server names it), queued, leased (in flight),
+    held, weight, bound, ceiling, paused. Returns (rows, {"lanes": L, "walked": lanes
+    walked this call, "complete": whether one call walked them all})."""
+    import ticketq.fleet as tf
+
+    fn = "tq%d_kscan" % tf.VERSION
+    cur = memo.get("cursor", "0")
+    start = cur
+    seen = {}
+    budget = scan
+    complete = False
+    while budget > 0:
+        n = min(1000, budget)
+        r = q.conn.execute_command("FCALL", fn, len(q.keys), *(list(q.keys) + [cur, n]))
+        budget -= n
+        cur = tf._text(r[0])
+        for j in range(1, len(r), 3):
+            seen[tf._reply_key(r[j])] = r[j + 1] + r[j + 2]  # queued + leased
+        if cur == "0":
+            complete = start == "0"
+            break
+    memo["cursor"] = cur
+    walked = len(seen)
+    read = {}
+    for k in memo.get("keys", ()):  # last time's rows, read again: now's numbers
+        read[k] = q.lane(k)
+        seen[k] = read[k]["held"] if read[k]["exists"] else -1
+    best = sorted([k for k in seen if seen[k] > 0], key=lambda k: (-seen[k], str(k)))[:top]
+    rows = []
+    for k in best:
+        d = read.get(k) or q.lane(k)
+        if d["exists"]:
+            rows.append({"key": k, "queued": sum(d["queued"]), "leased": d["leased"], "held": d["held"],
+                         "weight": d["weight"], "bound": d["bound"], "ceiling": d["ceiling"],
+                         "paused": d["paused"]})
+    rows.sort(key=lambda x: (-x["held"], str(x["key"])))
+    memo["keys"] = [x["key"] for x in rows]
+    return rows, {"lanes": q.lane_info()["lanes"], "walked": walked, "complete": complete}
+
+
 def rates(history):
     """Per-second rates between consecutive samples [(server ms, totals)]: a list of
     {"t": ms, "pushed": r, ...}. A counter that went down (the queue was made again) gives
@@ -97,9 +147,11 @@ class Sampler:
     `history` samples of each queue's totals; snapshot() is what GET /api/state returns."""
 
     def __init__(self, url, prefix="tq", names=None, timeout=1.0, interval=2.0, history=150,
-                 top_lanes=8, rows=20):
+                 top_lanes=8, rows=20, lane_scan=2000):
         self.url, self.prefix, self.names = url, prefix, names
         self.interval, self.top_lanes, self.rows = interval, top_lanes, rows
+        self.lane_scan = lane_scan
+        self.keyed_memo = {}  # queue name -> keyed_lanes' cursor and last rows
         import redis
         from redis.backoff import NoBackoff
         from redis.retry import Retry
@@ -153,8 +205,11 @@ class Sampler:
             h.clear()  # made again since: its counters started over
         h.append((now, s["totals"]))
         lanes, more, more_held = lane_rows(s["per_lane"], self.top_lanes)
+        keyed, walk = [], None
+        if getattr(q, "keyed", False):
+            keyed, walk = keyed_lanes(q, self.top_lanes, self.lane_scan, self.keyed_memo.setdefault(name, {}))
         return {"name": name, "error": None, "stats": s, "lanes": lanes, "lanes_more": more,
-                "lanes_more_held": more_held,
+                "lanes_more_held": more_held, "keyed_lanes": keyed, "keyed_walk": walk,
                 "leased": fleetctl.leased(self.conn, q)[:self.rows],
                 "dead_letters": fleetctl.dead_letters(self.conn, q, self.rows),
                 "rates": rates(h)}
@@ -330,6 +385,18 @@ function queuePanel(q, actions) {
     sec.append(t);
     if (q.lanes_more) sec.append(el("p", {"class": "note"}, "and " + q.lanes_more + " more lanes holding " + q.lanes_more_held + " tickets"));
   }
+  if (q.keyed_walk) {
+    const w = q.keyed_walk;
+    sec.append(el("h3", {}, "Keyed lanes (busiest " + q.keyed_lanes.length + " of " + w.lanes + ")"));
+    const t = table(["key", "queued", "in flight", "held", "weight", "bound", "ceiling", "paused"],
+      q.keyed_lanes.map(l => [String(l.key), l.queued, l.leased, l.held, l.weight, l.bound, l.ceiling,
+        l.paused ? "paused" : ""]));
+    t.classList.add("keyed");
+    t.querySelectorAll("tr").forEach((tr, i) => { if (i) tr.dataset.key = String(q.keyed_lanes[i - 1].key); });
+    sec.append(t);
+    sec.append(el("p", {"class": "note keyed-walk"}, w.complete ? "every lane read at this sample" :
+      "busiest of the " + w.walked + " lanes read at this sample and those shown before (a rolling walk of all " + w.lanes + ")"));
+  }
   sec.append(el("h3", {}, "Rates (per second, " + q.rates.length + " samples)"));
   const last = q.rates.length ? q.rates[q.rates.length - 1] : null;
   const legend = el("div", {"class": "kpi rates-now"});
@@ -354,8 +421,8 @@ function queuePanel(q, actions) {
     row.append(out);
     sec.append(row);
   }
-  sec.append(table(["id", "class", "seq", "deliveries"],
-    q.dead_letters.map(t => [t.id, t.class, t.seq, t.deliveries])));
+  sec.append(table(["id", "class", "seq", "lane", "deliveries"],
+    q.dead_letters.map(t => [t.id, t.class, t.seq, t.lane == null ? "-" : String(t.lane), t.deliveries])));
   sec.lastChild.classList.add("dead");
   return sec;
 }
@@ -537,12 +604,17 @@ def demo_fill(conn, seconds=6.0, stop=None):
     from ticketq_fleetlanes import FleetLaneQueue
 
     rng = random.Random(7)
+    devices = ["gw-north", "gw-south", "sensor-7", "sensor-9", "sensor-12", "relay <3>"]
     try:
         jobs = FleetQueue(conn, "jobs")
         up = FleetLaneQueue(conn, "uplinks")
+        dev = FleetLaneQueue(conn, "devices")
     except Exception:  # the first call: make them
         jobs = FleetQueue(conn, "jobs", 500, max_deliveries=1)
         up = FleetLaneQueue(conn, "uplinks", 400, [4, 2, 1, 1], [200, 100, 50, 50])
+        dev = FleetLaneQueue(conn, "devices", 400)  # keyed lanes: one per device
+        dev.set_lane("gw-north", weight=3)
+        dev.pause("sensor-9")
     for i in range(3):  # three dead letters in jobs: leased with a 1 ms lease, run out
         jobs.push(900 + i, 1)
     for _ in range(3):
@@ -555,9 +627,11 @@ def demo_fill(conn, seconds=6.0, stop=None):
         for _ in range(rng.randint(5, 15)):
             jobs.push(n % 100000, rng.choice((0, 1, 1, 1, 2, 3)))
             up.push(n % 100000, rng.choice((1, 1, 2)), rng.choice((0, 0, 0, 1, 1, 2, 3)))
+            if len(dev) < 300:
+                dev.push(n % 100000, 1, rng.choice(devices[:1] * 3 + devices))
             n += 1
         for _ in range(rng.randint(3, 12)):
-            for q in (jobs, up):
+            for q in (jobs, up, dev):
                 try:
                     q.pop(30000)
                     if rng.random() < 0.8:
@@ -587,6 +661,9 @@ def parser():
     p.add_argument("--history", type=int, default=150, help="samples kept for the rates (default 150)")
     p.add_argument("--lanes", type=int, default=8, help="lanes shown per queue, the busiest (default 8)")
     p.add_argument("--rows", type=int, default=20, help="leased tickets and dead letters listed per queue (default 20)")
+    p.add_argument("--lane-scan", type=int, default=2000,
+                   help="keyed lane queues: fields of the lanes hash walked per sample (default 2000, "
+                   "about 1000 lanes; 1 to 100000)")
     p.add_argument("--allow-actions", action="store_true",
                    help="allow requeueing dead letters from the page (POST, with the page's token)")
     p.add_argument("--demo", action="store_true",
@@ -627,8 +704,10 @@ def main(argv=None):
             conn = fleetctl.connect(a.url, a.timeout)
             conn.ping()  # reachable, and the password good, before serving anything
             conn.close()
+            if not 1 <= a.lane_scan <= 100000:
+                p.error("--lane-scan must be 1..100000")
             sampler = Sampler(a.url, a.prefix, a.queues, a.timeout, a.interval, a.history, a.lanes,
-                              a.rows)
+                              a.rows, a.lane_scan)
             sampler.start()
             dash = Dashboard(sampler, a.bind, a.port, a.allow_actions).start()
         except (ValueError, TypeError) as e:

@@ -127,8 +127,9 @@ _PRODUCER = ("open", "lopen", "client", "push", "lpush", "info", "lanes", "pushn
 ROLES = {"board": _BOARD, "producer": _PRODUCER, "operator": None}  # None: every function
 # Commands a role runs outside the functions: BLPOP (pop_until waits on the wake key);
 # operator: fleetctl's reads (LRANGE: dead letters without taking them; the others, HGET,
-# HMGET, ZRANGE, TIME, the functions run already) and requeue's LPUSH (letters a full queue
-# refused go back to the head of the dead list). Not SCAN: fleetctl list is the admin's.
+# HMGET, ZRANGE, TIME, the functions run already) and LPUSH (fleetctl's requeue before the
+# revive function put refused letters back with it; today's requeue is one function call).
+# Not SCAN: fleetctl list is the admin's.
 _EXTRA = {"board": ("blpop",), "producer": (), "operator": ("blpop", "lrange", "lpush")}
 _USER_OK = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 
