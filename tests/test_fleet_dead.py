@@ -315,6 +315,7 @@ def test_fleetctl_dead_and_requeue_name_the_lane():
     q.pause(12)
     code, out, err = ctl("requeue", q.name)
     assert code == 1 and "lane 12 is paused" in err and "requeued 1 dead letters" in err, err
+    assert out == "requeued 80 CRITICAL seq=2 lane=dev 1\n", out  # printed before the refusal
     assert q.dead(5) == [(81, 1, 1, 1, 12)]
     assert [t[0] for t in q.tickets()] == [80] and q.lane("dev 1")["queued"][3] == 1
     q.destroy()

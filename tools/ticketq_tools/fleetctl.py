@@ -387,7 +387,7 @@ def dead_letters(conn, q, count=None):
     return out
 
 
-def requeue(q, count):
+def requeue(q, count, out=None):
     """Take up to `count` dead letters (None: all), oldest first, and push each again into
     its class and its own lane (a lane queue's lane number, a keyed queue's key; a letter
     written before letters recorded their lane: lane 0, key 0), with a new sequence number,
@@ -396,8 +396,9 @@ def requeue(q, count):
     first letter a push would refuse (the queue full; its lane at its bound; max_lanes
     lanes without its key; its keyed lane paused) stops it: that letter and those after it
     stay dead letters, at the head of the list, in order, and Failure is raised with the
-    refusal's words and the count requeued before it."""
-    out = []
+    refusal's words and the count requeued before it (`out`, a list if given, holds the
+    letters requeued, also when Failure is raised)."""
+    out = [] if out is None else out
     while count is None or len(out) < count:
         n = 1000 if count is None else min(1000, count - len(out))
         done, refused = q.requeue(n)
@@ -736,8 +737,12 @@ def _queue_command(a, conn, q):
         rows = dead_letters(conn, q, a.count)
         _emit(a, rows, ["%s deliveries=%d" % (_tline(t), t["deliveries"]) for t in rows])
     elif cmd == "requeue":
-        for i, c, s, l in requeue(q, a.count):
-            print("requeued " + _tline({"id": i, "class": c, "seq": s, "lane": l}))
+        done = []
+        try:
+            requeue(q, a.count, done)
+        finally:  # those requeued before a refusal too
+            for i, c, s, l in done:
+                print("requeued " + _tline({"id": i, "class": c, "seq": s, "lane": l}))
     elif cmd == "clear":
         q.clear()
         print("cleared %s" % q.name)
