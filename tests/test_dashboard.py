@@ -381,6 +381,8 @@ def _start_errors_are_fleetctls(srv, url, conn):
     assert p.returncode == 4 and "cannot reach" in p.stderr, p.stderr
     p = run("--interval", "0")
     assert p.returncode == 2 and "--interval" in p.stderr
+    p = run("--lane-scan", "0")
+    assert p.returncode == 2 and "--lane-scan 0: 1..100000" in p.stderr, p.stderr
     s, d = _start(url, actions=False, interval=5)
     try:
         p = run("--url", url, "--port", str(d.port))

@@ -4,13 +4,15 @@ queues on a Redis/Valkey server (what bull-board, rq-dashboard and Flower show t
 
     tools/dashboard [--url redis://[:PASSWORD@]host:port/db] [--prefix tq] [--queue Q ...]
                     [--port 9466] [--bind 127.0.0.1] [--interval 2] [--history 150]
-                    [--lanes 8] [--rows 20] [--allow-actions]
+                    [--lanes 8] [--rows 20] [--lane-scan 2000] [--allow-actions]
     tools/dashboard --demo [--screenshot docs/dashboard.png]   # a throwaway server, filled
 
 Panels, per queue (docs/fleet.md, "Dashboard", says what each number is): queued of
 capacity, leased, dead, the oldest queued ticket's age, queued per class (by name, as
 fleetctl shows them), lanes (weight, queued, held, and how far each is from its fair share;
-the N busiest when there are more), leased tickets with their expiry (server clock), dead
+the N busiest when there are more), a keyed lane queue's busiest lanes (key, queued, in
+flight, weight, bound, ceiling, paused; found by a rolling walk of at most --lane-scan
+fields a sample: keyed_lanes), leased tickets with their expiry (server clock), dead
 letters (read, never taken) with a requeue button, and rates over time (pushed, popped,
 acked, returned, buried per second between samples) as an inline SVG. The numbers come from
 a sampler thread in this process that reads the server every --interval seconds and keeps
@@ -684,6 +686,8 @@ def main(argv=None):
         p.error("--interval %s: 0.1 to 3600 seconds" % a.interval)
     if not 0 <= a.port < 65536:
         p.error("--port %d: 0..65535" % a.port)
+    if not 1 <= a.lane_scan <= 100000:
+        p.error("--lane-scan %d: 1..100000" % a.lane_scan)
     if a.timeout <= 0:
         p.error("--timeout %s: more than 0 seconds" % a.timeout)
     srv = traffic = None
@@ -704,8 +708,6 @@ def main(argv=None):
             conn = fleetctl.connect(a.url, a.timeout)
             conn.ping()  # reachable, and the password good, before serving anything
             conn.close()
-            if not 1 <= a.lane_scan <= 100000:
-                p.error("--lane-scan must be 1..100000")
             sampler = Sampler(a.url, a.prefix, a.queues, a.timeout, a.interval, a.history, a.lanes,
                               a.rows, a.lane_scan)
             sampler.start()
