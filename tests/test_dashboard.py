@@ -511,3 +511,44 @@ def test_page_shows_keyed_lanes_and_dead_letters_lanes():
             d.stop()
             s.stop()
             q.destroy()
+
+
+def test_requeue_action_puts_keyed_letters_back_into_their_lanes():
+    # POST /api/requeue on a keyed queue (no browser): each letter back into its own key's
+    # lane; a paused lane's letter is refused (409, the refusal's words) and stays dead with
+    # the ones after it; resumed, they go back.
+    dashboard, fleet_server = _host()
+    from ticketq.fleet import FleetLaneQueue
+
+    srv = _keyed_server()
+    conn = srv.client()
+    name = fleet_server.fresh_name("dreq")
+    q = FleetLaneQueue(conn, name, 16, max_deliveries=1)
+    for i, k in enumerate(["a", "p", "b"]):
+        q.push(i, 2, k)
+        assert q.pop(60000) == i and q.release(q.last_lease) == 2
+    q.pause("p")
+    s = dashboard.Sampler(srv.url, names=[name], interval=5).start()
+    d = dashboard.Dashboard(s, "127.0.0.1", 0, True).start()
+    try:
+        def post():
+            c = http.client.HTTPConnection("127.0.0.1", d.port, timeout=10)
+            c.request("POST", "/api/requeue", body=json.dumps({"queue": name}).encode(),
+                      headers={"X-Ticketq-Token": d.token, "Content-Type": "application/json"})
+            r = c.getresponse()
+            out = (r.status, json.loads(r.read()))
+            c.close()
+            return out
+
+        status, body = post()
+        assert status == 409 and "lane 'p' is paused" in body["error"], body
+        assert [t[4] for t in q.tickets()] == ["a"]
+        assert [int(x.split()[0]) for x in conn.lrange(q.keys[7], 0, -1)] == [1, 2]
+        q.resume("p")
+        status, body = post()
+        assert status == 200 and [(r["id"], r["lane"]) for r in body["requeued"]] == [(1, "p"), (2, "b")], body
+        assert sorted(t[4] for t in q.tickets()) == ["a", "b", "p"] and q.info()["dead"] == 0
+    finally:
+        d.stop()
+        s.stop()
+        q.destroy()
