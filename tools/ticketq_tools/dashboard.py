@@ -532,8 +532,7 @@ def demo_fill(conn, seconds=6.0, stop=None):
     `stop` a threading.Event, until it is set). Returns the tickets pushed."""
     import random
 
-    from ticketq_fleet import FleetQueue
-    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq.fleet import FleetQueue, FleetLaneQueue
 
     rng = random.Random(7)
     try:
