@@ -591,7 +591,14 @@ class LaneQueue(TicketQueue):
         """
         raise TypeError("needs keyed lanes (LaneQueue(capacity, max_lanes=N))")
 
-    lane_settings = set_lane
+    def lane_settings(self, lane):
+        # Keyed lanes bind their own (ticketq.keyed); fixed lanes have no settings to read.
+        """Keyed lanes: ``(tickets, weight, bound)`` of the key's lane (tickets queued in it,
+        all classes; weight 1..32767; bound 1..capacity), None if the key has no lane.
+        TypeError on a fixed-lane queue (as set_lane's), TypeError/ValueError for a bad key
+        ("lane must be 0..1073741823"). O(1) expected; allocates (a tuple).
+        """
+        raise TypeError("needs keyed lanes (LaneQueue(capacity, max_lanes=N))")
 
     def __repr__(self):
         # TicketQueue's, renamed, with each lane's tickets / bound. Allocates.
