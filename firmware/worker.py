@@ -110,7 +110,7 @@ class Worker:
 
     def run(self, ms=None, sleep=None):
         # Run tickets until the deadline passes; a job started before it runs to its end.
-        # Idle, it waits for work as ticketq_wait.pop_until does (not imported: 0.7 KB of
+        # Idle, it waits for work as ticketq.ticks.pop_until does (not imported: 0.7 KB of
         # RAM a micro:bit lacks): slices of at most 10 ms computed from remaining() every
         # time, so never past the deadline, and a sleep that returns early (or submits new
         # work) costs one more check, never a longer wait.

@@ -1,4 +1,4 @@
-# ticketq_audit: listing, explaining, tracing (REPL tools; not needed on a board at run time).
+# ticketq.audit: listing, explaining, tracing (REPL tools; not needed on a board at run time).
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
 from ticketq.audit import tickets, explain, Trace
 from qcheck import check_heap

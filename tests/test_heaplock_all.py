@@ -6,7 +6,7 @@
 # internal counter narrowed so pushes renumber. CPython has no heap_lock: skipped there,
 # visibly (test_heaplock_guard.py proves the lock bites). The heap is unlocked before
 # anything escapes: an exception under the lock hangs the WebAssembly VM.
-# (Not on the micro:bit: ticketq_lanes does not fit there; test_heaplock.py runs there.)
+# (Not on the micro:bit: ticketq.lanes does not fit there; test_heaplock.py runs there.)
 import ticketq
 from ticketq import QueueFull, QueueEmpty
 from ticketq.lanes import LaneQueue, LaneFull

@@ -1,4 +1,4 @@
-# ticketq_audit on a LaneQueue: tickets in pop order with their lanes, explain naming the
+# ticketq.audit on a LaneQueue: tickets in pop order with their lanes, explain naming the
 # rule that decides (class, FIFO in a lane, or the lanes' turns), a trace with lanes, and
 # lane_max_wait's arguments. The TicketQueue side is test_audit.py, unchanged.
 from ticketq import LOW, NORMAL, HIGH, CRITICAL

@@ -103,7 +103,7 @@ def test_examples_import_only_what_the_boards_get():
     ours = _project_modules()
     readme = set().union(*[_imports(b) for b in _blocks(_read("README.md"))])
     assert {"ticketq", "ticketq_deadline", "ticketq_wait"} <= readme
-    # ticketq_fleet is the host side of the fleet tier (redis-py, on CPython gateways):
+    # ticketq.fleet is the host side of the fleet tier (redis-py, on CPython gateways):
     # its README example is for a host, not a board.
     assert readme & ours - {"ticketq_fleet"} <= every, sorted(readme & ours - every)
     mb = _profile_modules("microbit")
@@ -137,7 +137,7 @@ def test_links_lead_somewhere_and_every_page_is_reached_from_readme():
 
 
 def test_quoted_stripped_sizes_are_the_files():
-    # "`ticketq_lanes.py` is 5.8 KB stripped" stayed in docs/lanes.md and the micro:bit
+    # "`ticketq/lanes.py` is 5.8 KB stripped" stayed in docs/lanes.md and the micro:bit
     # profile while the module grew to 6.4 KB: every "N KB stripped" quoted for a module is
     # its stripped size now (tools/deploy.py's strip_source, in KB of 1024 B to one
     # decimal), and the "~M KB" it needs to compile is three times that, rounded.
@@ -223,8 +223,8 @@ def test_readme_lanes_figures_are_the_demonstrations():
 def test_boards_page_says_what_deploy_leaves_off():
     # README sends rp2 and esp32 users to docs/boards.md, whose step 2 is tools/deploy.py;
     # lanes.md says fair lanes run on every target but the micro:bit. A profile's FILES are
-    # the worker's modules, though: `tools/deploy.py rp2` put no ticketq_lanes (nor
-    # ticketq_async, ticketq_resp ...) on the board, and `import ticketq_lanes` failed there
+    # the worker's modules, though: `tools/deploy.py rp2` put no ticketq.lanes (nor
+    # ticketq.aio, ticketq.resp ...) on the board, and `import ticketq.lanes` failed there
     # with nothing on the page saying so. Every module mip installs (package.json) that a
     # profile other than the micro:bit's leaves off is named in that step, with the route
     # (`--add lib/...`) that puts it on.

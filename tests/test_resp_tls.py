@@ -1,4 +1,4 @@
-# Host only: TLS from the board client (ticketq_resp, rediss:// with a pinned CA, issue 25)
+# Host only: TLS from the board client (ticketq.resp, rediss:// with a pinned CA, issue 25)
 # against Debian's redis-server with --tls-port, its certificates made here with Debian's
 # openssl: on CPython (ssl) and on the 32-bit unix port (MicroPython's tls module, mbedtls),
 # a verified handshake and the fleet's calls over it; a certificate from another CA, or one
@@ -125,7 +125,7 @@ def test_redis_py_and_fleetctl_over_tls():
 
 BOARD = r"""
 import sys, gc, time
-import ticketq, ticketq_resp, ticketq_fleet
+import ticketq, ticketq.resp as resp, ticketq.fleet as tqfleet
 port = int(sys.argv[1]); d = sys.argv[2]
 def der(n):
     with open(d + "/" + n + ".der", "rb") as f:

@@ -2,7 +2,7 @@
 # in Python (ticketq.ticks._ticks_add/_ticks_diff, present on every interpreter) are checked
 # against known values and, on MicroPython, against the firmware's own
 # time.ticks_add/ticks_diff, which ticketq.ticks then uses. (The deprecated name
-# ticketq_softticks: test_old_names.py.)
+# ticketq.ticks: test_old_names.py.)
 import ticketq.ticks as tt
 from support import skip, IS_MICROPYTHON
 

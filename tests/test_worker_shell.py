@@ -220,8 +220,8 @@ def test_workload_file_is_the_sample():
 
 
 def sure_imports(path):
-    # Modules a source file imports outside any `if` or `try` (ticketq_deadline imports
-    # ticketq_softticks only where the firmware has no ticks: on no board).
+    # Modules a source file imports outside any `if` or `try` (ticketq.ticks imports
+    # ticketq.ticks only where the firmware has no ticks: on no board).
     import ast
     names, todo = set(), [ast.parse(open(path).read(), path)]
     while todo:
