@@ -43,9 +43,9 @@ def test_the_stubs_match_the_sources_and_every_public_definition_is_documented()
 def test_every_package_module_has_its_own_docstring():
     # Written for the module it opens: names that module (not one merged into it) and is not
     # the concatenation of two (one summary line: no second "ticketq.x:" opening further down).
+    stubdocs, lib = _stubdocs()  # skips on MicroPython, before the CPython-only imports
     import ast
 
-    stubdocs, lib = _stubdocs()
     sources, _ = stubdocs.load(lib)
     for module, src in sorted(sources.items()):
         doc = ast.get_docstring(src.tree)
@@ -64,11 +64,10 @@ def test_the_check_fails_on_drift():
     # into a stub, a source docstring turned into a string statement further down, a stub
     # method the source does not have: each is reported, and nothing else (the viper class's
     # push no longer inherits a docstring either).
+    stubdocs, lib = _stubdocs()  # skips on MicroPython, before the CPython-only imports
     import os
     import shutil
     import tempfile
-
-    stubdocs, lib = _stubdocs()
 
     def edit(path, old, new):
         with open(path, encoding="utf-8") as f:
