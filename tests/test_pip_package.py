@@ -1,8 +1,9 @@
 # The pip package (pyproject.toml, hatchling) for CPython gateways and test suites (issue
 # 13): built offline from this checkout, installed into a fresh virtual environment, it
 # imports there (not from the checkout) at the version package.json states, with every
-# .pyi stub beside its module; help() shows the stubs' documentation (the installed
-# modules are lib/*.py with the stubs' docstrings inserted, the same code otherwise); and
+# .pyi stub beside its module (the package ticketq/ and the deprecated flat shims); help()
+# shows the docstrings, which live in the sources (the installed modules are lib/'s, the same
+# code); and
 # pyright, given only that environment, reports a wrong argument type from the installed
 # stubs (the sources carry no annotations, so only a stub can say job_id is an int).
 # CPython only (pytest).
@@ -34,22 +35,25 @@ def test_pip_package_installs_the_modules_with_their_stubs(tmp_path=None):
     py = os.path.join(venv, "bin", "python")
     p = subprocess.run([py, "-m", "pip", "install"] + quiet + [wheels[0]], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
-    code = ("import glob, os, pydoc, ticketq, ticketq_ticks\n"
+    code = ("import glob, os, pydoc, ticketq, ticketq.ticks\n"
             "q = ticketq.TicketQueue(4); q.push(7, ticketq.HIGH)\n"
-            "site = os.path.dirname(ticketq.__file__)\n"
+            "site = os.path.dirname(os.path.dirname(ticketq.__file__))\n"
             "print(ticketq.__version__, q.pop(), site)\n"
-            "print(' '.join(sorted(os.path.basename(p) for p in glob.glob(os.path.join(site, 'ticketq*.py*')))))\n"
+            "print(' '.join(sorted(os.path.relpath(p, site) for p in glob.glob(os.path.join(site, 'ticketq*.py*'))"
+            " + glob.glob(os.path.join(site, 'ticketq', '*.py*')))))\n"
             "print(pydoc.render_doc(ticketq.TicketQueue.push, renderer=pydoc.plaintext))\n"
             "print(pydoc.render_doc(ticketq.TicketQueue.remove, renderer=pydoc.plaintext))\n"
-            "print(pydoc.render_doc(ticketq_ticks.Deadline, renderer=pydoc.plaintext))\n")
+            "print(pydoc.render_doc(ticketq.ticks.Deadline, renderer=pydoc.plaintext))\n")
     p = subprocess.run([py, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp)
     assert p.returncode == 0, p.stderr
     head, files, helptext = p.stdout.split("\n", 2)
     v, popped, site = head.split()
     assert (v, popped) == (version, "7") and site.startswith(venv), head
     lib = os.path.join(root, "lib")
-    assert files.split() == sorted(f for f in os.listdir(lib) if f.endswith((".py", ".pyi"))), files
-    # help(), as at the REPL: the stubs' words, for a method defined in a base class too
+    ours = [f for f in os.listdir(lib) if f.endswith((".py", ".pyi"))]
+    ours += [os.path.join("ticketq", f) for f in os.listdir(os.path.join(lib, "ticketq")) if f.endswith((".py", ".pyi"))]
+    assert files.split() == sorted(ours), files
+    # help(), as at the REPL: the sources' docstrings, for a method defined in a base class too
     assert "Queue a ticket; return its sequence number" in helptext, helptext[:2000]
     assert "Remove the oldest queued ticket" in helptext and "A point in tick time" in helptext, helptext[:3000]
     sys.path.insert(0, os.path.join(root, "tools"))
