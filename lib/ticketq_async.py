@@ -2,9 +2,6 @@
 # the asyncio wait's names are in the package module ticketq.aio:
 # write `from ticketq.aio import ...`. This module re-exports the same objects (the
 # very ones, so `except ticketq_async.X` still catches) and goes away in 0.2.0.
-# pyright: reportAttributeAccessIssue=false, reportMissingImports=false, reportUndefinedVariable=false
-# (a shim re-exports private names the package's stubs leave out; warnings and
-# DeprecationWarning are CPython's, guarded by the try below on a board)
 """Deprecated: ``ticketq.aio`` under its 0.1.0 name ``ticketq_async``."""
 from ticketq.aio import (Deadline, timeout, _sleep_ms, _alarm, AsyncTickets)  # noqa: F401
 

@@ -2,9 +2,6 @@
 # the audit tools are in the package module ticketq.audit:
 # write `from ticketq.audit import ...`. This module re-exports the same objects (the
 # very ones, so `except ticketq_audit.X` still catches) and goes away in 0.2.0.
-# pyright: reportAttributeAccessIssue=false, reportMissingImports=false, reportUndefinedVariable=false
-# (a shim re-exports private names the package's stubs leave out; warnings and
-# DeprecationWarning are CPython's, guarded by the try below on a board)
 """Deprecated: ``ticketq.audit`` under its 0.1.0 name ``ticketq_audit``."""
 from ticketq.audit import (_int, oldest, _NAMES, Trace, _seq, _lane_order, tickets, _find,
     _describe, _nth, explain, max_wait, lane_max_wait)  # noqa: F401

@@ -2,9 +2,6 @@
 # ticks, deadlines and the blocking pop are in the package module ticketq.ticks:
 # write `from ticketq.ticks import ...`. This module re-exports the same objects (the
 # very ones, so `except ticketq_deadline.X` still catches) and goes away in 0.2.0.
-# pyright: reportAttributeAccessIssue=false, reportMissingImports=false, reportUndefinedVariable=false
-# (a shim re-exports private names the package's stubs leave out; warnings and
-# DeprecationWarning are CPython's, guarded by the try below on a board)
 """Deprecated: ``ticketq.ticks`` under its 0.1.0 name ``ticketq_deadline``."""
 from ticketq.ticks import (ticks_ms, ticks_add, ticks_diff, sleep_ms, Deadline)  # noqa: F401
 

@@ -2,9 +2,6 @@
 # the fleet clients are in the package module ticketq.fleet:
 # write `from ticketq.fleet import ...`. This module re-exports the same objects (the
 # very ones, so `except ticketq_fleet.X` still catches) and goes away in 0.2.0.
-# pyright: reportAttributeAccessIssue=false, reportMissingImports=false, reportUndefinedVariable=false
-# (a shim re-exports private names the package's stubs leave out; warnings and
-# DeprecationWarning are CPython's, guarded by the try below on a board)
 """Deprecated: ``ticketq.fleet`` under its 0.1.0 name ``ticketq_fleet``."""
 from ticketq.fleet import (_int, QueueFull, QueueEmpty, timeout, Deadline, VERSION, _MASK,
     _BATCH, _SUFFIXES, _WAKE, FleetError, _net, _answer, _Free, _new_lock, _single, _text,

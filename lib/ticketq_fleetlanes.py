@@ -2,9 +2,6 @@
 # the fleet clients are in the package module ticketq.fleet:
 # write `from ticketq.fleet import ...`. This module re-exports the same objects (the
 # very ones, so `except ticketq_fleetlanes.X` still catches) and goes away in 0.2.0.
-# pyright: reportAttributeAccessIssue=false, reportMissingImports=false, reportUndefinedVariable=false
-# (a shim re-exports private names the package's stubs leave out; warnings and
-# DeprecationWarning are CPython's, guarded by the try below on a board)
 """Deprecated: ``ticketq.fleet`` under its 0.1.0 name ``ticketq_fleetlanes``."""
 from ticketq.fleet import (_int, QueueFull, LaneFull, _lane_full, _weights, _bounds,
     FleetQueue, FleetError, _MASK, _text, LanesFull, _KEYED, _KEYMAX, _HEX, _key, _shown,

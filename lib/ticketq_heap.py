@@ -2,9 +2,6 @@
 # the heap and the queue are in the package module ticketq.core:
 # write `from ticketq.core import ...`. This module re-exports the same objects (the
 # very ones, so `except ticketq_heap.X` still catches) and goes away in 0.2.0.
-# pyright: reportAttributeAccessIssue=false, reportMissingImports=false, reportUndefinedVariable=false
-# (a shim re-exports private names the package's stubs leave out; warnings and
-# DeprecationWarning are CPython's, guarded by the try below on a board)
 """Deprecated: ``ticketq.core`` under its 0.1.0 name ``ticketq_heap``."""
 from ticketq.core import (up, down, delete, oldest, promote, renumber, _int)  # noqa: F401
 

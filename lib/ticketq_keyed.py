@@ -2,9 +2,6 @@
 # keyed lanes' internals are in the package module ticketq.keyed:
 # write `from ticketq.keyed import ...`. This module re-exports the same objects (the
 # very ones, so `except ticketq_keyed.X` still catches) and goes away in 0.2.0.
-# pyright: reportAttributeAccessIssue=false, reportMissingImports=false, reportUndefinedVariable=false
-# (a shim re-exports private names the package's stubs leave out; warnings and
-# DeprecationWarning are CPython's, guarded by the try below on a board)
 """Deprecated: ``ticketq.keyed`` under its 0.1.0 name ``ticketq_keyed``."""
 from ticketq.keyed import (oldest, renumber, _int, _FULL, _EMPTY, _err, LaneQueue, LanesFull,
     _lane_full, TicketQueue, _LSFULL, _lanes_full, _NAMES, keyed, _kclear, _find, _klane_len,

@@ -2,9 +2,6 @@
 # fair lanes are in the package module ticketq.lanes:
 # write `from ticketq.lanes import ...`. This module re-exports the same objects (the
 # very ones, so `except ticketq_lanes.X` still catches) and goes away in 0.2.0.
-# pyright: reportAttributeAccessIssue=false, reportMissingImports=false, reportUndefinedVariable=false
-# (a shim re-exports private names the package's stubs leave out; warnings and
-# DeprecationWarning are CPython's, guarded by the try below on a board)
 """Deprecated: ``ticketq.lanes`` under its 0.1.0 name ``ticketq_lanes``."""
 from ticketq.lanes import (TicketQueue, oldest, renumber, _int, QueueFull, _FULL, _EMPTY, _err,
     LaneFull, LanesFull, _LFULL, _lane_full, _per_lane, _weights, _bounds, table, LaneQueue)  # noqa: F401

@@ -2,9 +2,6 @@
 # the RESP client's classes are in the package module ticketq.resp:
 # write `from ticketq.resp import ...`. This module re-exports the same objects (the
 # very ones, so `except ticketq_resp.X` still catches) and goes away in 0.2.0.
-# pyright: reportAttributeAccessIssue=false, reportMissingImports=false, reportUndefinedVariable=false
-# (a shim re-exports private names the package's stubs leave out; warnings and
-# DeprecationWarning are CPython's, guarded by the try below on a board)
 """Deprecated: ``ticketq.resp`` under its 0.1.0 name ``ticketq_resp``."""
 from ticketq.resp import (RespError, _said, MAX_BULK, MAX_ITEMS, MAX_DEPTH, MAX_LINE, _limit,
     _enc, _wrap, _num, Redis)  # noqa: F401

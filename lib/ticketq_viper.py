@@ -2,9 +2,6 @@
 # the viper hot path's names are in the package module ticketq.viper:
 # write `from ticketq.viper import ...`. This module re-exports the same objects (the
 # very ones, so `except ticketq_viper.X` still catches) and goes away in 0.2.0.
-# pyright: reportAttributeAccessIssue=false, reportMissingImports=false, reportUndefinedVariable=false
-# (a shim re-exports private names the package's stubs leave out; warnings and
-# DeprecationWarning are CPython's, guarded by the try below on a board)
 """Deprecated: ``ticketq.viper`` under its 0.1.0 name ``ticketq_viper``."""
 from ticketq.viper import (BytecodeQueue, promote, renumber, _int, _err, _FULL, _EMPTY, PATH,
     _IDMAX, _THIRTY, _slot, TicketQueue, _run, selfcheck, WHY)  # noqa: F401

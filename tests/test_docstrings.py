@@ -116,3 +116,15 @@ def test_help_shows_the_source_docstrings():
     assert "A point in tick time" in (ticks.Deadline.__doc__ or ""), ticks.Deadline.__doc__
     text = pydoc.render_doc(ticketq, renderer=pydoc.plaintext)
     assert "ticketq.core" in text and "ticketq.ticks" in text, text[:800]
+
+
+def test_the_command_reports_no_drift():
+    # tools/stubdocs.py, as a person runs it: the same check, one line, exit 0.
+    stubdocs, lib = _stubdocs()
+    import os
+    import subprocess
+    import sys
+
+    tool = os.path.join(os.path.dirname(lib), "tools", "stubdocs.py")
+    p = subprocess.run([sys.executable, tool], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0 and p.stdout.strip().endswith(": no drift"), (p.stdout, p.stderr)

@@ -66,24 +66,24 @@
      "why": "the 1.20 stubs' `asyncio` is CPython's (stdlib stubs); MicroPython 1.20 has no "
             "asyncio, so the except ImportError branch imports uasyncio, whose sleep_ms the "
             "stubs have; on CPython the except AttributeError branch takes over"},
-    # --- lib/ticketq/ticks.py: the firmware's ticks, or ticketq.ticks
+    # --- lib/ticketq/ticks.py: the firmware's ticks, or the soft ticks of the same module
     {"kind": "fp", "targets": ["rp2", "esp32"],
      "file": "lib/ticketq/ticks.py", "rule": "reportArgumentType",
      "line": "if ticks_add is None or ticks_add(0, -1) != _MAX:  # no 2**30-period ticks here",
      "message": "_Ticks",
      "why": "the 1.28+ stubs type ticks as opaque classes (_TicksMs) to forbid arithmetic; "
             "ticks are small ints at run time and 0 is a tick value"},
-    {"kind": "fp", "targets": "*",
-     "file": "lib/ticketq/ticks.py", "rule": "reportOptionalCall",
-     "line": "t = ticks_add(self._t(), t) if t > 0 else -1",
-     "why": "ticks_add is None only until this module's own definitions replace it, a few "
-            "lines below, at import"},
     {"kind": "fp", "targets": ["rp2", "esp32", "host"],
      "file": "lib/ticketq/ticks.py", "rule": "reportAssignmentType",
      "line": "from utime import ticks_ms, ticks_add, ticks_diff, sleep_ms  # also where it is \"time\"",
-     "message": "is not assignable to declared type",
-     "why": "the stubs' sleep_ms against this module's own def sleep_ms(ms) in the CPython "
-            "branch below: one name, two branches of a try, never both at run time"},
+     "why": "sleep_ms is also bound, in the branch for a firmware without 2**30-period ticks, to "
+            "time.sleep_ms or the CPython def; pyright compares the import with that def's "
+            "signature, one name per branch at run time"},
+    {"kind": "fp", "targets": "*",
+     "file": "lib/ticketq/ticks.py", "rule": "reportOptionalCall",
+     "line": "t = ticks_add(self._t(), t) if t > 0 else -1",
+     "why": "ticks_add is None only on CPython's ImportError branch, and the `if ticks_add is "
+            "None` right after it rebinds it to the soft _ticks_add at import"},
     # --- lib/ticketq/ticks.py: never on a board (CPython and the 64-bit unix port)
     {"kind": "fp", "targets": "*",
      "file": "lib/ticketq/ticks.py", "rule": "reportAssignmentType",
@@ -118,8 +118,8 @@
      "file": "lib/ticketq/fleet.py", "rule": "reportIncompatibleMethodOverride",
      "line": "def tickets(self):",
      "why": "by design: a lane queue's tickets carry their lane, (id, class, seq, promoted, "
-            "lane) against FleetQueue's 4-tuples, as ticketq.audit.tickets gives a LaneQueue's "
-            "a lane a TicketQueue's lack (ticketq/fleet.pyi documents the shape)"},
+            "lane) against FleetQueue's 4-tuples, as ticketq_audit.tickets gives a LaneQueue's "
+            "a lane a TicketQueue's lack (ticketq_fleetlanes.pyi documents the shape)"},
     # --- the stubs
     {"kind": "fp", "targets": ["microbit"],
      "file": "*", "rule": "reportAbstractUsage", "line": None,

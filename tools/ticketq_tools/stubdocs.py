@@ -17,6 +17,8 @@ ticketq/__init__.pyi is ``QueueBase.remove`` of ticketq/core.py. `check` lists w
 * a public function or class of a source with no docstring.
 
     python3 tools/stubdocs.py          # prints what drifted, one line each; exit 1 if any
+    python3 tools/stubdocs.py OUTDIR   # copies of lib/'s modules with any docstring only a
+                                       # stub has inserted (none while the check passes)
 """
 import ast
 import os
@@ -24,6 +26,22 @@ import sys
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/, this package's parent
 LIB = os.path.join(os.path.dirname(HERE), "lib")
+
+
+def stub_docs(text):
+    """{qualified name: docstring} of a stub: "" (the module), "C", "C.m", "f"."""
+    tree = ast.parse(text)
+    out = {}
+    if ast.get_docstring(tree):
+        out[""] = ast.get_docstring(tree)
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node):
+            out[node.name] = ast.get_docstring(node)
+        if isinstance(node, ast.ClassDef):
+            for sub in node.body:
+                if isinstance(sub, ast.FunctionDef) and ast.get_docstring(sub):
+                    out.setdefault(node.name + "." + sub.name, ast.get_docstring(sub))
+    return out
 
 
 class _Source:
@@ -64,6 +82,73 @@ def _method(sources, src, cls, name, depth=0):
                 if hit:
                     return hit
     return None
+
+
+def _literal(doc, indent):
+    body = doc.replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    lines = body.split("\n")
+    return [indent + '"""' + lines[0]] + [(indent + l if l else "") for l in lines[1:]] + [indent + '"""']
+
+
+def merge(sources, stubs):
+    """{module: source text} with the docstrings of `stubs` ({module: stub text}) inserted."""
+    srcs = {m: _Source(m, t) for m, t in sources.items()}
+    inserts = {m: {} for m in srcs}  # module -> {line index: (indent, doc)}
+    done = set()
+    for module in sorted(stubs):
+        for qual, doc in stub_docs(stubs[module]).items():
+            if qual == "":
+                src = srcs.get(module)
+                if src is None or ast.get_docstring(src.tree) is not None or not src.tree.body:
+                    continue
+                where = (src, None)
+            else:
+                head, _, meth = qual.partition(".")
+                found = _find(srcs, module, head)
+                if found and meth:
+                    found = _method(srcs, found[0], found[1], meth) if isinstance(found[1], ast.ClassDef) else None
+                if not found or ast.get_docstring(found[1]) is not None:
+                    continue
+                where = found
+            src, node = where
+            first = (node.body if node is not None else src.tree.body)[0]
+            if node is not None and first.lineno == node.body[0].lineno and first.lineno <= node.lineno:
+                continue  # a one-line definition: nowhere to put it
+            key = (src.name, first.lineno)
+            if key in done:
+                continue
+            done.add(key)
+            indent = " " * first.col_offset
+            inserts[src.name][first.lineno - 1] = (indent, doc)
+    out = {}
+    for m, src in srcs.items():
+        lines = src.text.split("\n")
+        for i in sorted(inserts[m], reverse=True):
+            indent, doc = inserts[m][i]
+            lines[i:i] = _literal(doc, indent)
+        out[m] = "\n".join(lines)
+    return out
+
+
+def merged_lib(lib=LIB):
+    """{path under lib/: text}: every module of lib/ (the package's, "ticketq/core.py", and the
+    flat shims) with the docstrings of its .pyi inserted; modules keyed by import name
+    ("ticketq.core"), so that `from ticketq.core import X` resolves."""
+    sources, stubs, paths = {}, {}, {}
+    for d, dirs, files in os.walk(lib):
+        dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+        for f in sorted(files):
+            rel = os.path.relpath(os.path.join(d, f), lib).replace(os.sep, "/")
+            stem, ext = os.path.splitext(rel)
+            name = stem.replace("/", ".")
+            name = name[:-len(".__init__")] if name.endswith(".__init__") else name
+            with open(os.path.join(d, f), encoding="utf-8") as fh:
+                if ext == ".py":
+                    sources[name] = fh.read()
+                    paths[name] = rel
+                elif ext == ".pyi":
+                    stubs[name] = fh.read()
+    return {paths[m]: t for m, t in merge(sources, stubs).items()}
 
 
 def load(lib=LIB):
@@ -217,11 +302,20 @@ def main(argv=None):
     import argparse
 
     p = argparse.ArgumentParser(prog="tools/stubdocs.py",
-                                description="Check lib/'s .pyi stubs against its sources: the stubs carry "
-                                            "types, the sources the docstrings. Prints each drift; exit 1 "
-                                            "if there is any.")
+                                description="Check lib/'s .pyi stubs against its sources (the stubs carry "
+                                            "types, the sources the docstrings): prints each drift, exit 1 "
+                                            "if there is any. With OUTDIR: write there copies of lib/'s "
+                                            "modules (package paths kept) with any docstring only a stub "
+                                            "has inserted (none, while the check passes).")
+    p.add_argument("outdir", metavar="OUTDIR", nargs="?", help="write the merged copies here instead of checking")
     p.add_argument("--lib", default=LIB, help="the library folder (default: lib/ of this checkout)")
     a = p.parse_args(argv)
+    if a.outdir:
+        for name, text in merged_lib(a.lib).items():
+            os.makedirs(os.path.dirname(os.path.join(a.outdir, name)), exist_ok=True)
+            with open(os.path.join(a.outdir, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        return 0
     problems, counts = check(a.lib)
     for line in problems:
         print(line)
