@@ -57,7 +57,7 @@ def churn(q, r, steps, c, lanes):
             elif op < 18:
                 c[3] += q.peek() >= 0
             elif op == 19 and r.next(8) == 0:
-                q.clear()  # ticketq.pyi: O(1), no allocation (LaneQueue: O(lanes))
+                q.clear()  # ticketq's docstrings: O(1), no allocation (LaneQueue: O(lanes))
             else:
                 c[3] += len(q) >= 0 and (bool(q) or not q.full()) and q.digest >= 0
                 if lanes:

@@ -4,7 +4,7 @@
 # push, pop, peek, len). `ticketq` re-exports it and swaps in ticketq.viper's class at the
 # bottom where that loads, as heapq swaps in _heapq; ticketq.viper and ticketq.lanes build
 # on this module, so nothing imports in a circle. Documentation: the docstrings below
-# (help(), editors; ticketq.pyi carries the types). mpy-cross and freezing drop them.
+# (help(), editors; __init__.pyi carries the types). mpy-cross and freezing drop them.
 #
 # Slots 0 .. n-1 of two array('i'):
 #   k[i]  the key,  ((1 - class) << 29) + s  where s is the internal sequence, 0 <= s < 2**29
@@ -154,7 +154,7 @@ def renumber(k, n, w):
 def _int(v, i, j, s):
     # One checker for the int arguments of ticketq (the queue, ticketq.audit): uniform
     # messages, and a small library (each distinct message string costs RAM on a micro:bit).
-    # The rule (ticketq.pyi, "Integers"): any int, bool or int subclass (an IntEnum member)
+    # The rule (ticketq's docstring, "Integers"): any int, bool or int subclass (an IntEnum member)
     # counts as its plain int value, which is returned; MicroPython's isinstance(True, int)
     # is False, and its int subclasses do not compare with ints, hence the bool test and
     # the conversion before the range check (v + 0, as int(v) fails for an int subclass on

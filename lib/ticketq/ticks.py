@@ -142,7 +142,7 @@ class Deadline:
       ``ticks_diff`` cannot tell a later tick from an earlier one beyond that.
     * not an int (float, str): TypeError. Whole ms only: float arithmetic allocates on
       MicroPython. A bool or an int subclass counts as its int value (the library's one
-      rule, ticketq.pyi, "Integers").
+      rule, ticketq's docstring, "Integers").
 
     ``clock``: any object with ``ticks_ms()`` and ``sleep_ms(ms)`` (see FakeClock);
     None = the real tick counter. Exposed read-only as ``clock``.
@@ -174,7 +174,7 @@ class Deadline:
         """
         t = timeout_ms
         if t is not None:
-            # ints, bools and int subclasses count as their int value (ticketq.pyi, "Integers")
+            # ints, bools and int subclasses count as their int value (ticketq's docstring, "Integers")
             if not isinstance(t, int) and type(t) is not bool:
                 raise TypeError("timeout_ms: int or None")
             t = t + 0  # the plain int: int(t) fails for int subclasses on MicroPython 1.9
@@ -218,7 +218,7 @@ TICKS_MAX = 0x3FFFFFFF
 def _ms(v, s):
     # (Not ticketq.core._int: the tick modules stand without the queue's modules, and on the
     # micro:bit importing ticketq.core for this would cost ~1.5 KB of heap.)
-    # The one int rule (ticketq.pyi, "Integers"): an int, bool or int subclass as its plain
+    # The one int rule (ticketq's docstring, "Integers"): an int, bool or int subclass as its plain
     # int (v + 0: int(v) fails for an int subclass on MicroPython 1.9), else TypeError.
     if not isinstance(v, int) and type(v) is not bool:
         raise TypeError(s + " must be int")
@@ -232,7 +232,7 @@ class FakeClock:
     before the wrap. ``sleep_ms(ms)`` advances the clock by ``ms`` (<= 0: not at all) and
     counts the call in ``sleeps``. Pass it as ``Deadline(..., clock=c)``; the waits then sleep
     through ``c.sleep_ms`` unless given another sleep function. No method allocates.
-    ``start`` and ``ms`` follow ticketq.pyi's "Integers" rule (TypeError ``"ms must be
+    ``start`` and ``ms`` follow the "Integers" rule of ticketq's docstring (TypeError ``"ms must be
     int"``, raised before the clock moves or counts a sleep).
     """
     def __init__(self, start=0):
@@ -307,7 +307,7 @@ def pop_until(q, deadline, sleep=None, poll_ms=10):
         during a sleep (by an interrupt handler via ``micropython.schedule``, or by the
         sleep function itself) is seen when the sleep returns.
     poll_ms: the longest single sleep, 1 <= poll_ms < 2**29 (an int, bool or int subclass,
-        ticketq.pyi "Integers": TypeError ``"poll_ms must be int"`` otherwise, ValueError
+        ticketq's docstring, "Integers": TypeError ``"poll_ms must be int"`` otherwise, ValueError
         out of range, before anything is popped or slept): bounds how late a push is
         noticed.
 
@@ -320,7 +320,7 @@ def pop_until(q, deadline, sleep=None, poll_ms=10):
     """
     if not isinstance(deadline, Deadline):
         raise TypeError("deadline: a Deadline, as Deadline(2000)")
-    # the one int rule (ticketq.pyi, "Integers"); 0 would spin for ever on a fake clock
+    # the one int rule (ticketq's docstring, "Integers"); 0 would spin for ever on a fake clock
     poll_ms = _int(poll_ms, 1, 0x1FFFFFFF, "poll_ms")
     c = deadline.clock
     while 1:
