@@ -1,4 +1,4 @@
-# AsyncTickets (lib/ticketq_async.py): a worker coroutine waits for tickets with a deadline
+# AsyncTickets (lib/ticketq/aio.py): a worker coroutine waits for tickets with a deadline
 # while a producer pushes them; the worker takes the highest class first and stops after
 # 200 ms with nothing to do. Runs as it is on CPython and on the MicroPython unix port:
 #   PYTHONPATH=lib python3 examples/async_tickets.py

@@ -16,7 +16,7 @@
     >>> w.summary()                               # counts per class, final digest
 
 Kept out of ``worker`` so that a board that only runs jobs does not pay for it: it imports
-``ticketq_audit`` and ``ticketq_ticks`` besides, and the BBC micro:bit v1 has no RAM left
+``ticketq.audit`` and ``ticketq.ticks`` besides, and the BBC micro:bit v1 has no RAM left
 for it beside the library and the worker; there, drive ``worker.Worker`` directly
 (``w.submit(name, 2, fn)``, ``w.step()``, ``w.run(500)``, ``w.cancel(i)``, ``w.stats``).
 """

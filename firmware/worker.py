@@ -110,8 +110,8 @@ class Worker:
 
     def run(self, ms=None, sleep=None):
         # Run tickets until the deadline passes; a job started before it runs to its end.
-        # Idle, it waits for work as ticketq_wait.pop_until does (not imported: 0.7 KB of
-        # RAM a micro:bit lacks): slices of at most 10 ms computed from remaining() every
+        # Idle, it waits for work as ticketq.ticks.pop_until does (written out here since
+        # 0.1.0, when pop_until's module cost a micro:bit 0.7 KB more): slices of at most 10 ms computed from remaining() every
         # time, so never past the deadline, and a sleep that returns early (or submits new
         # work) costs one more check, never a longer wait.
         if self._running:  # its one Deadline would be re-armed under the outer run

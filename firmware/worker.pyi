@@ -3,7 +3,7 @@
 The queue (``ticketq.TicketQueue``) holds only job ids; the worker owns the id-to-job table
 and runs a job as ``fn(name)``. It admits a job with a priority class (LOW..CRITICAL, 0..3),
 runs the next ticket (highest class, then the one pushed first; with aging, the queue's
-promotions apply), and when idle waits for new work with a ``ticketq_ticks.Deadline``.
+promotions apply), and when idle waits for new work with a ``ticketq.ticks.Deadline``.
 
 The job table is preallocated in ``__init__``: three tables of ``capacity + 2`` slots,
 ``names``, ``fns`` and ``meta`` (pops at push mod 2**28, shifted left 2, or'ed with the
@@ -40,13 +40,13 @@ schedule digest after this pop (``%08x``) and ``<result>`` ``ok`` or the excepti
 name (never its message: messages differ between interpreters). ``shell.Shell`` keeps the
 last lines (``log()``), counts them up (``summary()``) and blinks a heartbeat LED.
 
-Time: ticks only, through ``ticketq_deadline`` (``ticketq_ticks``'s tick functions and
-Deadline); the wall clock is never read. Pass a ``ticketq_ticks.FakeClock`` to drive
+Time: ticks only, through ``ticketq.ticks`` (its tick functions and ``Deadline``); the wall clock is never read. Pass a ``ticketq.ticks.FakeClock`` to drive
 ``run`` from a test.
 
 Memory, measured on the BBC micro:bit v1 (MicroPython 1.9.2 under QEMU; see
 ``boards/microbit/board.py``): importing this module takes about 1.9 KB of heap (it imports
-``ticketq`` and ``ticketq_deadline``, not ``ticketq_wait``), compiling it about 2.9 KB more
+``ticketq`` and ``ticketq.ticks``; figures of 0.1.0, when ``pop_until`` was a module of its
+own, ``ticketq_wait``, that this import left out), compiling it about 2.9 KB more
 for a moment, and a ``Worker(32)`` about 0.7 KB besides its queue's. ``submit``,
 ``cancel``, ``step`` and ``run`` allocate nothing themselves: only what the job does, what
 ``out`` does with the line, and the line itself when ``out`` is set (proved under
@@ -116,7 +116,7 @@ class Worker:
         aging: 0 (strict priority) or N > 0: the queue promotes the oldest ticket below
             CRITICAL one class every N pops (``ticketq.TicketQueue(aging=N)``).
         clock: None for the board's tick counter, or any object with ``ticks_ms()`` and
-            ``sleep_ms(ms)`` (``ticketq_ticks.FakeClock`` in tests); used by ``run``.
+            ``sleep_ms(ms)`` (``ticketq.ticks.FakeClock`` in tests); used by ``run``.
         out: the log line sink (see ``out``).
         """
 
@@ -160,11 +160,11 @@ class Worker:
             sleep: Optional[Callable[[int], object]] = None) -> int:
         """Run tickets until a deadline ``ms`` milliseconds from now; return how many ran.
 
-        A deadline (``ticketq_ticks.Deadline``, preallocated and re-armed: no allocation)
+        A deadline (``ticketq.ticks.Deadline``, preallocated and re-armed: no allocation)
         is checked before each ticket; a job that started before it runs to its end (jobs
         are never preempted). While tickets are queued they run one after the other; when
         the queue is empty the worker waits for new work with the rules of
-        ``ticketq_wait.pop_until`` (not imported, to save a micro:bit 0.7 KB of RAM): it
+        ``ticketq.ticks.pop_until`` (the loop is the worker's own): it
         sleeps in slices of at most 10 ms computed from the deadline's ``remaining()``, so
         it never sleeps past the deadline and an early wake-up never extends the wait; a
         ticket that arrives during the wait runs at once.

@@ -148,14 +148,14 @@ local function meta(keys, kind, few)
     -- a keyed lane queue (keyed.lua) is served by keyed.lua's functions only, and they
     -- serve nothing else
     fail('TQKIND', 'queue ' .. keys[META] .. (keyed and ' has keyed lanes: open it with ' ..
-      'ticketq_fleetlanes.FleetLaneQueue(conn, name)' or (has and ' has no keyed lanes (fixed ' ..
-      'lanes): open it with ticketq_fleetlanes.FleetLaneQueue(conn, name), which takes its ' ..
-      'settings' or ' has no keyed lanes (no lanes): open it with ticketq_fleet.FleetQueue')))
+      'ticketq.fleet.FleetLaneQueue(conn, name)' or (has and ' has no keyed lanes (fixed ' ..
+      'lanes): open it with ticketq.fleet.FleetLaneQueue(conn, name), which takes its ' ..
+      'settings' or ' has no keyed lanes (no lanes): open it with ticketq.fleet.FleetQueue')))
   elseif kind == 'plain' and has then
     fail('TQKIND', 'queue ' .. keys[META] .. ' has lanes: open it with ' ..
-      'ticketq_fleetlanes.FleetLaneQueue')
+      'ticketq.fleet.FleetLaneQueue')
   elseif kind == 'lanes' and not has then
-    fail('TQKIND', 'queue ' .. keys[META] .. ' has no lanes: open it with ticketq_fleet.FleetQueue')
+    fail('TQKIND', 'queue ' .. keys[META] .. ' has no lanes: open it with ticketq.fleet.FleetQueue')
   end
   if few then
     return {cap = tonumber(r[2]), first = tonumber(r[3]), made = r[4] or '0', hi = tonumber(r[5]),

@@ -1,6 +1,6 @@
 # A reference model of KEYED lanes (docs/lanes.md "Keyed lanes", the lead's rule of issue 24),
 # written from the rule's text and nothing else: plain Python lists, no cleverness, so a
-# test can hold the fleet (fleet/keyed.lua) and the board (ticketq_lanes, keyed mode) to
+# test can hold the fleet (fleet/keyed.lua) and the board (ticketq.lanes, keyed mode) to
 # it. Host only (CPython tests); the fleet's str keys and leases are in it too.
 #
 #   m = KeyedModel(capacity)

@@ -1,5 +1,5 @@
 # The reference of keyed lanes (docs/lanes.md, "Keyed lanes"), written from the rule with
-# plain lists and dicts, independently of lib/ticketq_lanes.py's storage: the model that
+# plain lists and dicts, independently of lib/ticketq/lanes.py's storage: the model that
 # test_lanes_keyed.py (every interpreter) and test_lanes_keyed_props.py (hypothesis) hold a
 # keyed LaneQueue to, answer by answer. Runs on MicroPython too (no f-strings, no sets).
 from ticketq import QueueFull
@@ -129,7 +129,7 @@ class KeyedRef:
         return True
 
     def order(self):
-        # Pop order if nothing else happened: [(id, class, seq, key)] (ticketq_audit.tickets).
+        # Pop order if nothing else happened: [(id, class, seq, key)] (ticketq.audit.tickets).
         out = []
         for c in (3, 2, 1, 0):
             ring = list(self.rings[c])

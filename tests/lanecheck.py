@@ -88,7 +88,7 @@ def fair_windows(pops, lane, w, total, c):
 
 
 def check_keyed(q):
-    # A keyed LaneQueue's invariants (lib/ticketq_lanes.py, "Keyed lanes"): lane slots in
+    # A keyed LaneQueue's invariants (lib/ticketq/lanes.py, "Keyed lanes"): lane slots in
     # use are exactly those with a key, each found through the key table, the others on the
     # free stack; every (class, lane) list well linked, in sequence order, holding exactly
     # that lane's live tickets of that class; each class's ring holds exactly the lanes with

@@ -1,4 +1,4 @@
-# CPython only (hypothesis): the aging bound ticketq_audit.max_wait against adversarial
+# CPython only (hypothesis): the aging bound ticketq.audit.max_wait against adversarial
 # streams that hypothesis searches for: any history, then pushes of mostly high classes
 # between pops, trying to keep one victim ticket waiting as long as possible.
 from hypothesis import given, settings, strategies as st

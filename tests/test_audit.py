@@ -1,4 +1,4 @@
-# ticketq_audit: listing, explaining, tracing (REPL tools; not needed on a board at run time).
+# ticketq.audit: listing, explaining, tracing (REPL tools; not needed on a board at run time).
 from ticketq import TicketQueue, LOW, NORMAL, HIGH, CRITICAL
 from ticketq.audit import tickets, explain, Trace
 from qcheck import check_heap
@@ -96,7 +96,7 @@ def test_an_attached_trace_records_without_allocating():
 
 
 def test_the_int_rule_in_the_audit():
-    # ticketq.pyi, "Integers": as in the queue, bools and int subclasses count as their
+    # ticketq's docstring, "Integers": as in the queue, bools and int subclasses count as their
     # value, anything else is a TypeError naming the argument.
     from ticketq import TicketQueue, HIGH
     from ticketq.audit import Trace, explain, max_wait

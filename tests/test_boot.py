@@ -10,6 +10,6 @@ def test_import_ticketq_and_use_it():
     q.push(7, ticketq.HIGH)
     assert q.pop() == 7 and q.last_priority == ticketq.HIGH
     assert isinstance(q, ticketq.TicketQueue) and issubclass(ticketq.QueueFull, Exception)
-    # ticketq.pyi, "Hot paths": no viper on the micro:bit and the WebAssembly VM
+    # ticketq's docstring, "Hot paths": no viper on the micro:bit and the WebAssembly VM
     import sys
     assert ticketq.PATH == "bytecode" or sys.platform not in ("microbit", "webassembly")

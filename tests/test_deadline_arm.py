@@ -22,7 +22,7 @@ class Num(int):
 
 
 def test_bools_and_int_subclasses_are_ints():
-    # ticketq.pyi, "Integers": the rule of the whole library (Deadline once refused bools
+    # ticketq's docstring, "Integers": the rule of the whole library (Deadline once refused bools
     # where the queue took them).
     c = FakeClock(-100)
     assert Deadline(True, c).remaining() == 1 and Deadline(False, c).expired()

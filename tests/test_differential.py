@@ -1,13 +1,13 @@
 # Differential fuzzing of every queue class that keeps TicketQueue's contract, in lockstep:
 # the bytecode TicketQueue, the viper one where the port compiles it (ticketq.PATH), and a
-# LaneQueue with one lane (ticketq_lanes.pyi: then it is exactly a TicketQueue). The same
+# LaneQueue with one lane (ticketq.lanes's docstring: then it is exactly a TicketQueue). The same
 # seeded stream (tests/rng.py, the same on every interpreter) drives all of them, bad
 # arguments, int subclasses, full and empty queues, clear, aging, a trace and counter
 # renumbering included; every step's outcome (result or error type and message), the
 # last_* fields and the digest must be the same. Then the cross-interpreter check: the
 # digest of one fixed long stream equals what a plain sorted-list model derives here, on
 # this interpreter, and the golden value every interpreter (CPython included) must give.
-# (Not on the micro:bit: ticketq_lanes does not fit there, docs/microbit.md.)
+# (Not on the micro:bit: ticketq.lanes does not fit there, docs/microbit.md.)
 import ticketq
 from ticketq.lanes import LaneQueue
 from ticketq.audit import Trace
@@ -112,7 +112,7 @@ def test_every_queue_class_gives_the_same_outcomes_in_lockstep():
 def model_digest(seed, steps, capacity, first_seq):
     # The schedule digest of the stream `long_stream` runs, derived without the library:
     # a sorted list of (-class, pushes so far, id), the sequence number first_seq + pushes
-    # modulo 2**30, and the fold ticketq.pyi documents. Plain small ints throughout.
+    # modulo 2**30, and the fold ticketq's docstring documents. Plain small ints throughout.
     x = 0x2A5F0C3
     model = []
     pushes = 0

@@ -1,7 +1,7 @@
 # Host only: one Redis ACL user per board (tools/fleetctl.py grant/rotate/revoke, issue 25),
 # against a real server (tests/fleet_server.py: Debian's redis-server, or Valkey with
 # TICKETQ_FLEET_SERVER=valkey). A board's user works its own queue through both clients
-# (redis-py and the board client ticketq_resp, on CPython here), and everything else it
+# (redis-py and the board client ticketq.resp, on CPython here), and everything else it
 # tries is refused by the server with one error reply (NOPERM), the data left as it was.
 from support import IS_MICROPYTHON, raises, skip
 
@@ -40,12 +40,12 @@ def _clients(url):
     import ticketq.resp as resp
 
     return [("redis-py", redis.Redis.from_url(url, socket_timeout=5)),
-            ("ticketq_resp", resp.Redis.from_url(url, 5))]
+            ("ticketq.resp", resp.Redis.from_url(url, 5))]
 
 
 def _refused(fn, *args):
     # One error reply, from the server, saying it is a permission: redis-py's ResponseError
-    # (NoPermissionError) or ticketq_resp's RespError; nothing else.
+    # (NoPermissionError) or ticketq.resp's RespError; nothing else.
     import redis
     import ticketq.resp as resp
 
@@ -107,7 +107,7 @@ def test_a_board_user_is_refused_everything_else():
                         ("FUNCTION", "FLUSH"), ("ACL", "LIST"), ("ACL", "SETUSER", user, "+@all"),
                         ("SHUTDOWN",), ("SELECT", 1), ("MONITOR",), ("CLIENT", "LIST")):
                 _refused(c.execute_command, *cmd)
-            # Refusals leave the connection usable (ticketq_resp: one connection).
+            # Refusals leave the connection usable (ticketq.resp: one connection).
             assert c.execute_command("PING") in (True, b"PONG"), how
         assert admin.execute_command("FUNCTION", "LIST") == before
         assert admin.get("acl-canary") == b"1"

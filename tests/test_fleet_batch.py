@@ -323,7 +323,7 @@ def test_interrupt_at_every_point_of_ack_pop():
 
 
 def test_interrupt_at_every_point_of_a_batch_board_client():
-    # ticketq_resp, the client a board with a network uses
+    # ticketq.resp, the client a board with a network uses
     def run(srv, points, at):
         q = FleetQueue(injecting_resp(srv, points), fleet_server.fresh_name("ibatchb"), 16)
         q.push_many([(1, 1), (2, 2), (3, 1)])
@@ -366,7 +366,7 @@ def test_replay_records_of_the_json_format_are_still_read():
 
 
 def test_push_many_errors_name_the_bad_item():
-    # Was a lib bug (lib/ticketq_fleet.py FleetQueue.push_many): docs/fleet.md's batch table
+    # Was a lib bug (lib/ticketq/fleet.py FleetQueue.push_many): docs/fleet.md's batch table
     # promises "TypeError/ValueError as push's, naming the first bad item, nothing sent", but
     # a bad value inside a pair raises push's bare message ("job id must be int", "priority
     # must be 0..3"), which does not say which of up to 4096 items it was. Expected: the

@@ -73,7 +73,7 @@ def test_fixed_width_members_order_ids_as_numbers():
 
 
 def test_aging_promotes_the_oldest_across_the_counter_carry():
-    # Aging promotes the oldest ticket below CRITICAL (pushed first: ticketq.pyi). Across the
+    # Aging promotes the oldest ticket below CRITICAL (pushed first: ticketq's docstring). Across the
     # carry a ticket pushed before it has the larger low part of its counter (lo near 2**30,
     # hi 0) than one pushed after it (lo 0, hi 1): it is still the older one, and the fleet
     # queue promotes it as a TicketQueue with the same pushes does.

@@ -3,7 +3,7 @@
 # records are per (client number, kind of call): two calls of one client number must never
 # overlap or repeat a call number, else a push is answered with another push's reply (and
 # never stored) or a pop hands out a ticket another process already got. Both clients:
-# redis-py and the board client (ticketq_resp) on CPython.
+# redis-py and the board client (ticketq.resp) on CPython.
 import os
 import sys
 
@@ -21,7 +21,7 @@ def clients():
         skip("starts a redis-server (host only)")
     srv = fleet_server.shared()
     # the board client with room for tickets() of the 1200 tickets below (4 items each:
-    # ticketq_resp's default max_items, 4096, holds 1024 of them, as its stub says)
+    # ticketq.resp's default max_items, 4096, holds 1024 of them, as its stub says)
     return srv, (("redis-py", srv.client), ("resp", lambda: srv.resp(max_items=8192)))
 
 

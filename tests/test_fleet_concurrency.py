@@ -1,5 +1,5 @@
 # Host only (CPython and a real redis-server): several producer and consumer processes on
-# one fleet queue at once, redis-py and the board client (ticketq_resp) mixed. Nothing is
+# one fleet queue at once, redis-py and the board client (ticketq.resp) mixed. Nothing is
 # lost, nothing is delivered twice while its lease holds (the leases here outlast the
 # test, so every ticket is delivered exactly once), each class is FIFO for each producer
 # in the server's order of pops, the capacity is never passed (producers meet QueueFull

@@ -1,10 +1,10 @@
 # Conformance (CPython only: hypothesis and a real redis-server): hypothesis drives a
-# ticketq.TicketQueue and a ticketq_fleet.FleetQueue with the same random operation
+# ticketq.TicketQueue and a ticketq.fleet.FleetQueue with the same random operation
 # streams, good and bad arguments mixed, and every answer must be the same: ids popped,
 # classes, sequence numbers, full and empty, the exception and its message, the digest,
 # the aging promotions (seen through a Trace) and the whole queue in pop order. Only
 # TicketQueue's public API is used, so the reference may change inside freely.
-# The fleet side runs through redis-py and through the board client (ticketq_resp) on
+# The fleet side runs through redis-py and through the board client (ticketq.resp) on
 # CPython; the unix port runs the board client in test_fleet_board.py.
 # The streams go between full and empty: a full queue is pushed at on one step in four,
 # an empty one popped on one in three, clear is rare; the op mix of each run is counted

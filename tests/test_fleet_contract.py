@@ -1,4 +1,4 @@
-# The board client's contract tests: ticketq_fleet.FleetQueue over tqresp.Redis (the
+# The board client's contract tests: ticketq.fleet.FleetQueue over tqresp.Redis (the
 # RESP2 client in lib/) against a real redis-server, beside a ticketq.TicketQueue fed the
 # same operations. Plain asserts, so the same module runs
 #   - under pytest on CPython, against the shared test server (fleet_server.shared());
@@ -345,7 +345,7 @@ class _Interrupt:
         if fl is not None:
             fl()
 
-    def readline(self, size=-1):  # ticketq_resp reads at most max_line + 2 bytes a line
+    def readline(self, size=-1):  # ticketq.resp reads at most max_line + 2 bytes a line
         if self.armed:
             self.armed = False
             raise KeyboardInterrupt

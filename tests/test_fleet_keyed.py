@@ -1,4 +1,4 @@
-# Keyed lanes on the fleet (issue 24; fleet/keyed.lua, ticketq_fleetlanes keyed mode), host
+# Keyed lanes on the fleet (issue 24; fleet/keyed.lua, ticketq.fleet keyed mode), host
 # only (a real redis-server; on MicroPython the tests skip): the rule's cases one by one
 # (lease end puts the lane at the ring's tail with no extra turn, ceiling, pause, weights
 # changed mid-turn), the wait bound of docs/lanes.md on a skewed workload, a lane costing
@@ -583,7 +583,7 @@ def test_keyed_queue_on_a_three_master_cluster():
         assert isinstance(rc, redis.cluster.RedisCluster)
 
 
-# ---- the board's keyed LaneQueue (keyed-board, ticketq_lanes) against the fleet
+# ---- the board's keyed LaneQueue (keyed-board, ticketq.lanes) against the fleet
 
 
 def board_keyed(cap, max_lanes):
@@ -598,7 +598,7 @@ def board_keyed(cap, max_lanes):
 def test_board_and_fleet_pop_the_same_with_int_keys():
     srv = host()
     if board_keyed(8, 4) is None:
-        skip("ticketq_lanes.LaneQueue has no keyed lanes (max_lanes=) in this tree")
+        skip("ticketq.lanes.LaneQueue has no keyed lanes (max_lanes=) in this tree")
     from rng import Rng
 
     for conn in (srv.client(), srv.resp()):
@@ -730,7 +730,7 @@ def msgs(t, f, op, args):
 
 
 def test_a_key_that_is_not_utf8_is_refused_with_the_keys_words():
-    # Was a lib bug (lib/ticketq_fleetlanes.py, the key check): a str key with a lone
+    # Was a lib bug (lib/ticketq/fleet.py, the key check): a str key with a lone
     # surrogate ("\ud800", e.g. from os.fsdecode of a bad byte) cannot be UTF-8, and it is
     # refused with the codec's own words ("'utf-8' codec can't encode character '\ud800'
     # ... surrogates not allowed": a ValueError, but not one that says what a key must be).
@@ -756,7 +756,7 @@ def test_a_queue_opened_as_keyed_says_how_to_open_it():
     plain.push(1, 1)
     fixed = FleetLaneQueue(conn, fleet_server.fresh_name("kfixed"), 8, [2, 1])
     fixed.push(2, 1, 1)
-    for q, want in ((plain, "ticketq_fleet.FleetQueue"), (fixed, "ticketq_fleetlanes.FleetLaneQueue(conn, name)")):
+    for q, want in ((plain, "ticketq.fleet.FleetQueue"), (fixed, "ticketq.fleet.FleetLaneQueue(conn, name)")):
         before = (q.tickets(), q.digest)
         e = raises(FleetError, FleetLaneQueue, conn, q.name, 8)
         assert str(e).startswith("TQKIND") and "no keyed lanes" in str(e) and ("open it with " + want) in str(e), e

@@ -1,7 +1,7 @@
 # Keyed lanes (issue 24), conformance (CPython only: hypothesis and a real redis-server):
 # hypothesis drives a keyed FleetLaneQueue and tests/keyedmodel.py (the rule of docs/lanes.md
 # "Keyed lanes", as plain Python) with the same random operation streams, through redis-py
-# and through the board client (ticketq_resp) on CPython: keys appearing and vanishing (int
+# and through the board client (ticketq.resp) on CPython: keys appearing and vanishing (int
 # keys, str keys, "7" and 7 as one lane, non-canonical "07" as another), weights, bounds,
 # in-flight ceilings, pause and resume changed at any time, leased pops acked or released,
 # remove, clear. Every answer must be the same: ids, classes, sequence numbers, keys,

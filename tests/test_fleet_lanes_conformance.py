@@ -1,13 +1,13 @@
 # Conformance of the fleet's lanes (CPython only: hypothesis and a real redis-server):
-# hypothesis drives a ticketq_lanes.LaneQueue and a ticketq_fleetlanes.FleetLaneQueue with
+# hypothesis drives a ticketq.lanes.LaneQueue and a ticketq.fleet.FleetLaneQueue with
 # the same random operation streams over random weights, lane bounds, first_seq and aging,
 # good and bad arguments mixed (unknown lanes included), and every answer must be the same:
 # ids popped, classes, sequence numbers, lanes, QueueFull against LaneFull (type and
 # message), QueueEmpty, the exception and its message for bad input, the digest, each
 # lane's count, the whole queue in pop order and the trace. It is test_fleet_conformance's
-# machine with lanes, through redis-py and through the board client (ticketq_resp) on
+# machine with lanes, through redis-py and through the board client (ticketq.resp) on
 # CPython; the unix port runs the board client in test_fleet_board.py.
-# Also: the server's lane table is ticketq_lanes.table for many weight vectors, and bad
+# Also: the server's lane table is ticketq.lanes.table for many weight vectors, and bad
 # settings are refused with LaneQueue's words and create nothing.
 # On MicroPython this module is reported as skipped (cannot import hypothesis).
 from hypothesis import given, settings, strategies as st

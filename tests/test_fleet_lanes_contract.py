@@ -1,5 +1,5 @@
-# The board client's contract for the fleet's lanes: ticketq_fleetlanes.FleetLaneQueue over
-# ticketq_resp.Redis against a real redis-server, beside a ticketq_lanes.LaneQueue fed the
+# The board client's contract for the fleet's lanes: ticketq.fleet.FleetLaneQueue over
+# ticketq.resp.Redis against a real redis-server, beside a ticketq.lanes.LaneQueue fed the
 # same operations. Plain asserts, so the same module runs under pytest on CPython and on
 # the 32-bit MicroPython unix port (test_fleet_board.py starts the server and runs it
 # there), exactly as test_fleet_contract.py, whose connection helpers it uses.
@@ -68,7 +68,7 @@ def test_same_schedule_as_lanequeue():
 def test_thirty_lanes_through_the_clients_own_table():
     # Every lane a lane queue can have (30): the server sends its table as one base-32 digit
     # a lane, and lanes 10..29 are the letters a..t. The client's own decoding (f.table)
-    # must give ticketq_lanes.table's lanes, and a schedule over all 30 lanes the same pops.
+    # must give ticketq.lanes.table's lanes, and a schedule over all 30 lanes the same pops.
     from ticketq.lanes import table
 
     w = [1 + (l * 7) % 5 for l in range(30)]

@@ -84,7 +84,7 @@ def test_a_plain_queue_and_a_lane_queue_are_never_mixed_up():
     plain.push(2, 1)
     before = (dump(conn, lanes), dump(conn, plain))
     e = raises(FleetError, FleetQueue, conn, lanes.name)
-    assert "TQKIND" in str(e) and "has lanes: open it with ticketq_fleetlanes.FleetLaneQueue" in str(e)
+    assert "TQKIND" in str(e) and "has lanes: open it with ticketq.fleet.FleetLaneQueue" in str(e)
     e = raises(FleetError, FleetLaneQueue, conn, plain.name)
     assert "TQKIND" in str(e) and "has no lanes" in str(e)
     for op, args in (("push", [0, 0, 5, 1]), ("pop", [0, 0, 0]), ("peek", []), ("tickets", [])):

@@ -16,7 +16,7 @@ if not IS_MICROPYTHON:
 
 class Twin:
     # Every change goes to both queues and must get the same answer. Reads that only steer
-    # the scenario (full, lane_len, the settings, internals for ticketq_audit.lane_max_wait)
+    # the scenario (full, lane_len, the settings, internals for ticketq.audit.lane_max_wait)
     # come from the board's queue; the fleet's lane counts and digest are compared with it
     # every 25 pops and at the end (check()), so they are checked too, at fewer round trips.
     def __init__(self, conn, cap, weights, bounds):

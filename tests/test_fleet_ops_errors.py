@@ -1,7 +1,7 @@
 # Host only (CPython and a real redis-server): errors a person can act on (issue 22) outside
 # fleetctl itself: the gateway's setup (one line, fast, the exit code of tools/ticketq_tools/exitcodes.py),
 # its --names and --lease-ms checks, FleetQueue given a URL, a new lane queue without
-# weights, and the board client (ticketq_resp) at a server that wants a password.
+# weights, and the board client (ticketq.resp) at a server that wants a password.
 from support import IS_MICROPYTHON, skip
 
 if not IS_MICROPYTHON:
@@ -115,7 +115,7 @@ def test_fleetqueue_given_a_url_and_a_lane_queue_without_weights_say_what_to_pas
         try:
             FleetQueue(url, "jobs")
         except TypeError as e:
-            assert "redis.Redis.from_url(url)" in str(e) and "ticketq_resp.Redis.from_url" in str(e)
+            assert "redis.Redis.from_url(url)" in str(e) and "ticketq.resp.Redis.from_url" in str(e)
         else:
             raise AssertionError("a URL was taken as a client")
     conn = srv.client()

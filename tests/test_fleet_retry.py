@@ -3,7 +3,7 @@
 # server replays its reply: no ticket is pushed twice, no pop takes a second ticket, and
 # a pop that still got no answer is answered by the next pop, with the same ticket.
 # Checked through a proxy that really drops the TCP connection before the reply, for
-# redis-py and for the board client (ticketq_resp) on CPython; test_fleet_board.py does
+# redis-py and for the board client (ticketq.resp) on CPython; test_fleet_board.py does
 # the same on the MicroPython unix port.
 from support import IS_MICROPYTHON, raises, skip
 

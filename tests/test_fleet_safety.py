@@ -226,7 +226,7 @@ def injecting_client(srv, points, single=False):
 
 
 def injecting_resp(srv, points):
-    # The board client (ticketq_resp) with the same points: before and after each write
+    # The board client (ticketq.resp) with the same points: before and after each write
     # and each line read.
     class Board(resp.Redis):
         def _write(self, data):
@@ -361,7 +361,7 @@ def test_interrupt_at_every_point_of_a_pop_single_connection_client():
 
 
 def test_interrupt_at_every_point_of_a_pop_board_client():
-    # ticketq_resp, the client a board with a network uses
+    # ticketq.resp, the client a board with a network uses
     for exc in (KeyboardInterrupt, Injected):
         every_point("pop board", pop_scenario("plain", 60000, board=True), exc)
         every_point("lpop board", pop_scenario("lanes", 0, board=True), exc)
@@ -391,7 +391,7 @@ WHERE = []
 
 
 def at_bytecode(k, exc):
-    # Raises exc at the k-th place in ticketq_fleet*.py where CPython can deliver an
+    # Raises exc at the k-th place in ticketq.fleet*.py where CPython can deliver an
     # asynchronous exception (a signal handler's: Ctrl-C, SIGALRM). CPython runs pending
     # signal handlers only where it checks for them: at RESUME and JUMP_BACKWARD (before
     # they run: opcode tracing raises there) and after a call returns (raised from the
@@ -420,11 +420,13 @@ def at_bytecode(k, exc):
             hit(frame)
         return callee
 
+    FLEET = "ticketq/fleet.py"  # the module's file, lib/ticketq/fleet.py
+
     def glob(frame, event, arg):
-        if "ticketq_fleet" in frame.f_code.co_filename:
+        if FLEET in frame.f_code.co_filename:
             frame.f_trace_opcodes = True
             return local
-        if frame.f_back is not None and "ticketq_fleet" in frame.f_back.f_code.co_filename:
+        if frame.f_back is not None and FLEET in frame.f_back.f_code.co_filename:
             return callee
         return None
 

@@ -125,10 +125,10 @@ def test_a_killed_waiter_loses_nothing():
     import sys
 
     code = ("import sys; sys.path[:0] = %r\n"
-            "import redis, ticketq_fleet, ticketq_deadline\n"
-            "q = ticketq_fleet.FleetQueue(redis.Redis(port=%d), %r)\n"
+            "import redis, ticketq.fleet, ticketq.ticks\n"
+            "q = ticketq.fleet.FleetQueue(redis.Redis(port=%d), %r)\n"
             "print('waiting', flush=True)\n"
-            "q.pop_until(ticketq_deadline.Deadline(None), 60000)\n" % (sys.path, srv.port, q.name))
+            "q.pop_until(ticketq.ticks.Deadline(None), 60000)\n" % (sys.path, srv.port, q.name))
     p = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         assert p.stdout.readline().strip() == "waiting"
@@ -171,7 +171,7 @@ def test_each_wait_is_cut_below_the_connections_socket_timeout():
     # client's side and is retried (FleetQueue's retries times redis-py's 10, with backoff):
     # pop_until(Deadline(1000)) on a redis-py client with socket_timeout=0.5 raised
     # redis' TimeoutError after ~40 s. Each wait is cut below the connection's own timeout
-    # (redis-py's socket_timeout, ticketq_resp's timeout), so the deadline holds.
+    # (redis-py's socket_timeout, ticketq.resp's timeout), so the deadline holds.
     if IS_MICROPYTHON:
         skip("starts a redis-server (host only)")
     srv = fleet_server.shared()

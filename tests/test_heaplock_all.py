@@ -6,7 +6,7 @@
 # internal counter narrowed so pushes renumber. CPython has no heap_lock: skipped there,
 # visibly (test_heaplock_guard.py proves the lock bites). The heap is unlocked before
 # anything escapes: an exception under the lock hangs the WebAssembly VM.
-# (Not on the micro:bit: ticketq_lanes does not fit there; test_heaplock.py runs there.)
+# (Not on the micro:bit: ticketq.lanes does not fit there; test_heaplock.py runs there.)
 import ticketq
 from ticketq import QueueFull, QueueEmpty
 from ticketq.lanes import LaneQueue, LaneFull
@@ -57,7 +57,7 @@ def churn(q, r, steps, c, lanes):
             elif op < 18:
                 c[3] += q.peek() >= 0
             elif op == 19 and r.next(8) == 0:
-                q.clear()  # ticketq.pyi: O(1), no allocation (LaneQueue: O(lanes))
+                q.clear()  # ticketq's docstrings: O(1), no allocation (LaneQueue: O(lanes))
             else:
                 c[3] += len(q) >= 0 and (bool(q) or not q.full()) and q.digest >= 0
                 if lanes:

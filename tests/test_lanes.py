@@ -1,4 +1,4 @@
-# ticketq_lanes.LaneQueue on every interpreter: the rotation, FIFO inside a lane, classes
+# ticketq.lanes.LaneQueue on every interpreter: the rotation, FIFO inside a lane, classes
 # first, sequence numbers, both bounds, remove, clear, the digest; a one-lane LaneQueue is a
 # TicketQueue (same pops, same numbers, same digest, aging included).
 from ticketq import TicketQueue, QueueFull, QueueEmpty, LOW, NORMAL, HIGH, CRITICAL
@@ -289,7 +289,7 @@ def test_lanes_stand_on_the_bytecode_ticket_queue_on_every_path():
     # LaneQueue replaces push, pop, peek and remove, so the viper class under it (on ports
     # with the emitter) would only turn its fields into properties over an array: twice as
     # slow a push+pop, and a second implementation under one name. It stands on the
-    # bytecode class everywhere (ticketq_lanes.pyi); QueueBase is what every queue shares.
+    # bytecode class everywhere (ticketq.lanes's docstring); QueueBase is what every queue shares.
     import ticketq
     from ticketq.core import QueueBase
     q = LaneQueue(4, 2)

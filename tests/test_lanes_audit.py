@@ -1,4 +1,4 @@
-# ticketq_audit on a LaneQueue: tickets in pop order with their lanes, explain naming the
+# ticketq.audit on a LaneQueue: tickets in pop order with their lanes, explain naming the
 # rule that decides (class, FIFO in a lane, or the lanes' turns), a trace with lanes, and
 # lane_max_wait's arguments. The TicketQueue side is test_audit.py, unchanged.
 from ticketq import LOW, NORMAL, HIGH, CRITICAL
@@ -85,7 +85,7 @@ class Num(int):
 
 
 def test_lane_max_wait_keeps_the_one_int_rule():
-    # ticketq.pyi, "Integers": an int, a bool or an int subclass counts as its value; else
+    # ticketq's docstring, "Integers": an int, a bool or an int subclass counts as its value; else
     # TypeError naming the argument, with the library's message on every interpreter.
     q = LaneQueue(8, [1, 3], lane_capacity=[2, 8])
     assert lane_max_wait(q, Num(0), Num(3)) == lane_max_wait(q, 0, 3) == 7

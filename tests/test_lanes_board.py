@@ -1,5 +1,5 @@
 # Fair lanes on a board with little RAM (the micro:bit on ticketq's firmware, where
-# ticketq_lanes is frozen): the weighted rotation within a class, classes first, a lane's
+# ticketq.lanes is frozen): the weighted rotation within a class, classes first, a lane's
 # bound, and no allocation per push/pop/peek/remove under micropython.heap_lock(). Small
 # enough to compile there; test_lanes and test_lanes_heaplock hold the full contract.
 from ticketq import QueueFull, QueueEmpty, LOW, HIGH

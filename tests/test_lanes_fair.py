@@ -1,4 +1,4 @@
-# The fairness guarantees of ticketq_lanes (docs/lanes.md), checked on every interpreter
+# The fairness guarantees of ticketq.lanes (docs/lanes.md), checked on every interpreter
 # against adversarial streams: one lane flooding, weights 1 and 100, lanes appearing and
 # disappearing around every pop, a lane back from idleness. The hypothesis versions, with
 # streams it searches for, are in test_lanes_fair_props.py (CPython).
@@ -181,7 +181,7 @@ def check_no_catch_up_burst(make):
 
 
 def check_lane_max_wait_reached(make):
-    # The bound ticketq_audit.lane_max_wait reads from the table is exact: a CRITICAL ticket
+    # The bound ticketq.audit.lane_max_wait reads from the table is exact: a CRITICAL ticket
     # pushed right after its lane's turn, behind lane_capacity - 1 others of its lane, with
     # every other lane kept full, waits exactly that many pops at the worst start.
     from ticketq.audit import lane_max_wait

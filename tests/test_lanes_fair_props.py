@@ -1,7 +1,7 @@
-# CPython only (hypothesis): the fairness guarantees of ticketq_lanes (docs/lanes.md)
+# CPython only (hypothesis): the fairness guarantees of ticketq.lanes (docs/lanes.md)
 # against streams that hypothesis searches for: random weights and bounds, any pushes into
 # any lanes and classes between pops, lanes coming and going; and the wait bound with aging
-# (ticketq_audit.lane_max_wait) against an adversary trying to keep one ticket waiting.
+# (ticketq.audit.lane_max_wait) against an adversary trying to keep one ticket waiting.
 from hypothesis import given, settings, target, strategies as st
 
 from ticketq.lanes import LaneQueue, table

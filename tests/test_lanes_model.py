@@ -1,4 +1,4 @@
-# Model-based test of ticketq_lanes.LaneQueue (CPython only: needs hypothesis). Random
+# Model-based test of ticketq.lanes.LaneQueue (CPython only: needs hypothesis). Random
 # push/pop/peek/remove/clear sequences over random lane weights and bounds, with full lanes,
 # a full queue, aging and sequence wrap, against a reference model written from the rule in
 # docs/lanes.md with plain lists and exact fractions; the lane invariants are checked after

@@ -77,18 +77,18 @@ def test_the_fleet_wheel_installs_its_console_scripts_and_lua_library(tmp_path=N
         libs = [dict(zip(l[::2], l[1::2]))[b"library_name"] for l in r.function_list()]
         assert [n for n in libs if n.startswith(b"ticketq_")], libs
         # the installed library serves a queue: a push and a pop through FleetQueue
-        code = ("import redis, ticketq_fleet as F\n"
+        code = ("import redis, ticketq.fleet as F\n"
                 "q = F.FleetQueue(redis.Redis.from_url(%r), 'pipq', capacity=4)\n"
                 "q.push(7, 1); print(q.pop())\n" % srv.url)
         p = run("python", "-c", code)
         assert p.returncode == 0 and p.stdout.split()[-1:] == ["7"], (p.stdout, p.stderr)
         # the gateway from the wheel runs a ticket on its in-process board worker and acks it
-        p = run("python", "-c", "import redis, ticketq_fleet as F\n"
+        p = run("python", "-c", "import redis, ticketq.fleet as F\n"
                 "F.FleetQueue(redis.Redis.from_url(%r), 'gwq', capacity=4).push(9, 2)\n" % srv.url)
         assert p.returncode == 0, p.stderr
         p = run("ticketq-gateway", "--url", srv.url, "--queue", "gwq", "--local", "--max", "1", "--idle-ms", "3000")
         assert p.returncode == 0, (p.stdout, p.stderr)
-        p = run("python", "-c", "import redis, ticketq_fleet as F\n"
+        p = run("python", "-c", "import redis, ticketq.fleet as F\n"
                 "i = F.FleetQueue(redis.Redis.from_url(%r), 'gwq').info()\n"
                 "print(i['queued'], i['leased'], i['dead'])\n" % srv.url)
         assert p.returncode == 0 and p.stdout.split() == ["0", "0", "0"], (p.stdout, p.stderr)

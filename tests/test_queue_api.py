@@ -22,7 +22,7 @@ def test_last_fields_before_any_pop():
 
 
 def test_clear_starts_a_new_schedule():
-    # ticketq.pyi: clear() resets digest and last_* (they describe the pops since
+    # ticketq's docstrings: clear() resets digest and last_* (they describe the pops since
     # construction or clear()); the sequence goes on.
     q = TicketQueue(2)
     d0 = q.digest

@@ -67,13 +67,22 @@ def _imports(code):
     tree = ast.parse("\n".join(lines))
     out = set()
     for n in ast.walk(tree):
-        if isinstance(n, ast.Import):
-            out |= {a.name.split(".")[0] for a in n.names}
+        if isinstance(n, ast.Import):  # a package module counts with its package
+            out |= {p for a in n.names for p in (a.name, a.name.split(".")[0])}
         elif isinstance(n, ast.ImportFrom) and n.module:
-            out.add(n.module.split(".")[0])
+            out |= {n.module, n.module.split(".")[0]}
         elif isinstance(n, ast.Call) and getattr(n.func, "id", "") == "__import__" and n.args:
             out.add(n.args[0].value)
     return out
+
+
+def _dotted(path):
+    # "lib/ticketq/core.py" -> "ticketq.core", "lib/ticketq/__init__.py" -> "ticketq",
+    # "lib/ticketq_lanes.py" -> "ticketq_lanes", "firmware/worker.py" -> "worker"
+    parts = path[:-3].split("/")[1:]
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
 
 
 def _profile_modules(name):
@@ -83,7 +92,7 @@ def _profile_modules(name):
     found = None
     for node in ast.parse(_read(os.path.join("boards", name, "board.py"))).body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") in ("FILES", "FROZEN"):
-            mods = {os.path.basename(f)[:-3] for f in ast.literal_eval(node.value) if f.endswith(".py")}
+            mods = {_dotted(f) for f in ast.literal_eval(node.value) if f.endswith(".py")}
             found = (found or set()) | mods
     if found is None:
         raise AssertionError("boards/%s/board.py: no FILES" % name)
@@ -91,7 +100,12 @@ def _profile_modules(name):
 
 
 def _project_modules():
-    return {f[:-3] for d in ("lib", "firmware") for f in os.listdir(os.path.join(ROOT, d)) if f.endswith(".py")}
+    out = set()
+    for d in ("lib", "firmware"):
+        for folder, _, files in os.walk(os.path.join(ROOT, d)):
+            rel = os.path.relpath(folder, ROOT).replace(os.sep, "/")
+            out |= {_dotted(rel + "/" + f) for f in files if f.endswith(".py")}
+    return out
 
 
 def test_examples_import_only_what_the_boards_get():
@@ -102,16 +116,16 @@ def test_examples_import_only_what_the_boards_get():
     every = set.intersection(*[_profile_modules(b) for b in boards])
     ours = _project_modules()
     readme = set().union(*[_imports(b) for b in _blocks(_read("README.md"))])
-    assert {"ticketq", "ticketq_deadline", "ticketq_wait"} <= readme
-    # ticketq_fleet is the host side of the fleet tier (redis-py, on CPython gateways):
+    assert {"ticketq", "ticketq.ticks"} <= readme
+    # ticketq.fleet is the host side of the fleet tier (redis-py, on CPython gateways):
     # its README example is for a host, not a board.
-    assert readme & ours - {"ticketq_fleet"} <= every, sorted(readme & ours - every)
+    assert readme & ours - {"ticketq.fleet"} <= every, sorted(readme & ours - every)
     mb = _profile_modules("microbit")
     page = set().union(*[_imports(b) for b in _blocks(_read(os.path.join("docs", "microbit.md")))])
     ex = os.path.join("examples", "microbit")
     for f in os.listdir(os.path.join(ROOT, ex)):
         page |= _imports(_read(os.path.join(ex, f)))
-    assert "application" in page and "ticketq_wait" in page
+    assert "application" in page and "ticketq.ticks" in page
     assert page - {"application", "microbit"} <= mb & ours, sorted(page - mb)
 
 
@@ -137,7 +151,7 @@ def test_links_lead_somewhere_and_every_page_is_reached_from_readme():
 
 
 def test_quoted_stripped_sizes_are_the_files():
-    # "`ticketq_lanes.py` is 5.8 KB stripped" stayed in docs/lanes.md and the micro:bit
+    # "`ticketq/lanes.py` is 5.8 KB stripped" stayed in docs/lanes.md and the micro:bit
     # profile while the module grew to 6.4 KB: every "N KB stripped" quoted for a module is
     # its stripped size now (tools/deploy.py's strip_source, in KB of 1024 B to one
     # decimal), and the "~M KB" it needs to compile is three times that, rounded.
@@ -150,8 +164,8 @@ def test_quoted_stripped_sizes_are_the_files():
     seen = 0
     for page in _pages() + [os.path.join("boards", "microbit", "board.py")]:
         text = _read(page)
-        for mod, kb, need in re.findall(r"(ticketq\w*)(?:\.py`? is|\W[^)]*?,) ([\d.]+) KB stripped\)?[^~]*~(\d+) KB", text):
-            with open(os.path.join(ROOT, "lib", mod + ".py"), encoding="utf-8") as f:
+        for mod, kb, need in re.findall(r"(ticketq(?:[/.]\w+|\w*))(?:\.py`? is|\W[^)]*?,) ([\d.]+) KB stripped\)?[^~]*~(\d+) KB", text):
+            with open(os.path.join(ROOT, "lib", mod.replace(".", "/") + ".py"), encoding="utf-8") as f:
                 size = len(deploy.strip_source(f.read()).encode()) / 1024
             assert "%.1f" % size == kb, (page, mod, kb, size)
             assert int(need) == round(3 * size), (page, mod, need, size)
@@ -193,13 +207,17 @@ def test_layout_and_changelog_name_every_module_and_tool():
         skip("not a git checkout")
     folders = {f.split("/")[0] for f in files if "/" in f and not f.startswith(".")}
     missing = [d for d in folders if not re.search(r"^%s/" % d, layout, re.M)]
+    # the library's modules: drawn in docs/layout.md (the package), listed there (the
+    # deprecated names)
     mods = {f[4:-3] for f in files if f.startswith("lib/") and f.endswith(".py")}
-    missing += [m for m in mods if m not in layout and "_" + m.split("_", 1)[-1] not in layout]
+    lib_layout = _read(os.path.join("docs", "layout.md"))
+    missing += ["docs/layout.md: " + m for m in mods if "`%s`" % _dotted("lib/" + m + ".py") not in lib_layout
+                and " %s " % _dotted("lib/" + m + ".py") not in lib_layout]
     tools = {f.split("/")[1] for f in files if f.startswith("tools/") and f.count("/") == 1 and
              not f.endswith((".txt", ".json"))}
     missing += ["tools/" + t for t in tools if t not in layout]
-    assert not missing, "docs/boards.md's layout does not name %s" % sorted(missing)
-    unnamed = [m for m in mods if m not in changes and m not in ("ticketq_heap", "ticketq_base", "ticketq_softticks")]
+    assert not missing, "docs/boards.md's layout (folders, tools) or docs/layout.md (the library) does not name %s" % sorted(missing)
+    unnamed = [m for m in mods if "`%s`" % _dotted("lib/" + m + ".py") not in changes]
     assert not unnamed, "CHANGELOG.md does not name %s" % sorted(unnamed)
 
 
@@ -223,24 +241,26 @@ def test_readme_lanes_figures_are_the_demonstrations():
 def test_boards_page_says_what_deploy_leaves_off():
     # README sends rp2 and esp32 users to docs/boards.md, whose step 2 is tools/deploy.py;
     # lanes.md says fair lanes run on every target but the micro:bit. A profile's FILES are
-    # the worker's modules, though: `tools/deploy.py rp2` put no ticketq_lanes (nor
-    # ticketq_async, ticketq_resp ...) on the board, and `import ticketq_lanes` failed there
-    # with nothing on the page saying so. Every module mip installs (package.json) that a
-    # profile other than the micro:bit's leaves off is named in that step, with the route
-    # (`--add lib/...`) that puts it on.
+    # the worker's modules, though: `tools/deploy.py rp2` put no ticketq.lanes (nor
+    # ticketq.aio, ticketq.resp ...) on the board, and `import ticketq.lanes` failed there
+    # with nothing on the page saying so. Every package module mip installs (package.json)
+    # that a profile other than the micro:bit's leaves off is named in that step, with the
+    # route (`--add lib/ticketq/...`) that puts it on. (The deprecated flat names follow
+    # their package module; they are for old code, not named here.)
     _host()
     import json
 
     with open(os.path.join(ROOT, "package.json"), encoding="utf-8") as f:
-        mip = {u[0][:-3] for u in json.load(f)["urls"]}
+        mip = {_dotted("lib/" + u[0]) for u in json.load(f)["urls"] if u[0].endswith(".py")}
+    mip = {m for m in mip if not m.startswith("ticketq_")}
     left = set()
     for b in os.listdir(os.path.join(ROOT, "boards")):
         if b != "microbit" and os.path.isfile(os.path.join(ROOT, "boards", b, "board.py")):
-            left |= mip - _profile_modules(b) - {"ticketq_viper"}
-    assert "ticketq_lanes" in left, left  # what this test is about
+            left |= mip - _profile_modules(b) - {"ticketq.viper"}
+    assert "ticketq.lanes" in left, left  # what this test is about
     step = _read(os.path.join("docs", "boards.md")).split("## On a real board", 1)[1].split("\n3. ", 1)[0]
     step = " ".join(step.split())
-    assert "--add lib/ticketq_lanes.py" in step, step
+    assert "--add lib/ticketq/lanes.py" in step, step
     missing = sorted(m for m in left if "`%s`" % m not in step)
     assert not missing, "docs/boards.md's deploy step does not name %s" % missing
 

@@ -1,6 +1,6 @@
 # Property tests (CPython only: imports hypothesis, so mprun reports it as skipped on
-# MicroPython) of ticketq_resp's reply parser against a model of RESP2 and of its limits
-# (ticketq_resp.pyi): any reply within the limits reads back as what was sent, any reply over
+# MicroPython) of ticketq.resp's reply parser against a model of RESP2 and of its limits
+# (ticketq/resp.pyi): any reply within the limits reads back as what was sent, any reply over
 # one is refused with OSError and the connection closed, and arbitrary bytes from a hostile
 # server never raise anything but RespError or OSError. Deterministic hostile replies, run on
 # the unix port too, are test_resp_stream's.

@@ -1,23 +1,23 @@
-# ticketq_resp (the board client) against its byte stream: a board's socket over Wi-Fi
+# ticketq.resp (the board client) against its byte stream: a board's socket over Wi-Fi
 # returns part of what was asked for, where CPython's buffered file never does, so the
 # same replies are delivered here split at every position and a few bytes at a time; an
 # array holding several error replies; the URL's inclusive bounds (resp.pyi).
 # The socket is a stand-in put in place of the module's `socket` (the byte stream is what
 # is under test; the real server is test_fleet_contract's). Runs on CPython and on the
-# unix port; the WebAssembly VM has no socket module, so ticketq_resp does not import there.
+# unix port; the WebAssembly VM has no socket module, so ticketq.resp does not import there.
 from support import IS_MICROPYTHON, raises, skip
 
 try:
     import ticketq.resp as resp
 except ImportError as e:  # the VM: no socket module at all
-    ticketq_resp = None
+    resp = None
     WHY = str(e)
 
 
 def _resp():
-    if ticketq_resp is None:
-        skip("ticketq_resp needs a socket module (%s)" % WHY)
-    return ticketq_resp
+    if resp is None:
+        skip("ticketq.resp needs a socket module (%s)" % WHY)
+    return resp
 
 
 class _Sock:

@@ -1,13 +1,10 @@
 # Tick arithmetic on every interpreter (the clocks: test_ticks_clock.py). The definitions
-# in Python (ticketq_softticks) are checked against known values and, on MicroPython,
-# against the firmware's own time.ticks_add/ticks_diff, which ticketq_ticks then uses.
+# in Python (ticketq.ticks._ticks_add/_ticks_diff, present on every interpreter) are checked
+# against known values and, on MicroPython, against the firmware's own
+# time.ticks_add/ticks_diff, which ticketq.ticks then uses. (The deprecated name
+# ticketq.ticks: test_old_names.py.)
 import ticketq.ticks as tt
 from support import skip, IS_MICROPYTHON
-
-try:
-    import ticketq_softticks as st  # not on a board's filesystem: the firmware has ticks
-except ImportError:
-    st = None
 
 MAX = 0x3FFFFFFF
 HALF = 0x20000000
@@ -21,16 +18,16 @@ def test_constants():
 
 
 def impls():
-    # The Python definitions where they are present, then the functions ticketq_ticks uses.
-    if st is None or st.ticks_add is tt.ticks_add:
+    # The Python definitions, then the functions ticketq.ticks uses (when they differ).
+    if tt._ticks_add is tt.ticks_add:
         return ((tt.ticks_add, tt.ticks_diff),)
-    return ((st.ticks_add, st.ticks_diff), (tt.ticks_add, tt.ticks_diff))
+    return ((tt._ticks_add, tt._ticks_diff), (tt.ticks_add, tt.ticks_diff))
 
 
 def test_the_firmware_functions_are_used_where_they_exist():
     if not IS_MICROPYTHON:
-        # CPython has no time.ticks_*: ticketq_softticks provides them.
-        assert tt.ticks_add is st.ticks_add and tt.ticks_ms is st.ticks_ms
+        # CPython has no time.ticks_*: ticketq.ticks's own definitions stand in.
+        assert tt.ticks_add is tt._ticks_add and tt.ticks_diff is tt._ticks_diff
         return
     try:
         import utime as time
@@ -66,17 +63,15 @@ def test_add_then_diff_roundtrip_at_every_edge():
 def test_definitions_match_the_firmware():
     if not IS_MICROPYTHON:
         skip("compares with MicroPython's time.ticks_add/ticks_diff")
-    if st is None:
-        skip("ticketq_softticks is not on this board")
     try:
         import utime as time
     except ImportError:
         import time
     for a in EDGES:
         for d in DELTAS:
-            assert st.ticks_add(a, d) == time.ticks_add(a, d), (a, d)
+            assert tt._ticks_add(a, d) == time.ticks_add(a, d), (a, d)
         for b in EDGES:
-            assert st.ticks_diff(a, b) == time.ticks_diff(a, b), (a, b)
+            assert tt._ticks_diff(a, b) == time.ticks_diff(a, b), (a, b)
 
 
 def test_add_rejects_half_the_ring():

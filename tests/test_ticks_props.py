@@ -6,7 +6,6 @@ from hypothesis import example, given, settings, strategies as st
 # Every property runs with deadline=None: these are pure arithmetic, and a per-example time
 # limit would only make a loaded CI machine fail them.
 
-import ticketq_softticks as soft
 import ticketq.ticks as tt
 from ticketq.ticks import Deadline, FakeClock
 
@@ -17,7 +16,7 @@ SMALL = range(-(2 ** 30), 2 ** 30)  # MicroPython small ints on a 32-bit port
 ticks = st.integers(0, P - 1)
 deltas = st.integers(-(HALF - 1), HALF - 1)
 bad_deltas = st.one_of(st.integers(HALF, 2 ** 70), st.integers(-(2 ** 70), -HALF))
-IMPLS = ((tt.ticks_add, tt.ticks_diff), (soft.ticks_add, soft.ticks_diff))  # the same on CPython
+IMPLS = ((tt.ticks_add, tt.ticks_diff), (tt._ticks_add, tt._ticks_diff))  # the same on CPython
 
 
 def diff_def(a, b):

@@ -1,5 +1,5 @@
 # README's "Waiting for work with a deadline" loop where every board runs it, the micro:bit
-# too (its profile deploys ticketq_deadline and ticketq_wait): one Deadline re-armed in the
+# too (its profile deploys ticketq.ticks and ticketq.ticks): one Deadline re-armed in the
 # loop, pop_until on the board's own tick clock, Timeout when idle. Small on purpose, to
 # compile beside the library on the micro:bit (test_wait.py, with FakeClock, does not).
 from ticketq import TicketQueue, HIGH

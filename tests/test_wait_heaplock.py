@@ -1,4 +1,4 @@
-# No allocation in ticketq_wait.pop_until's return and timeout paths, proved inside
+# No allocation in ticketq.ticks.pop_until's return and timeout paths, proved inside
 # micropython.heap_lock() (see test_deadline_heaplock.py for the method). CPython: skipped.
 from array import array
 from ticketq import TicketQueue, LOW

@@ -220,8 +220,8 @@ def test_workload_file_is_the_sample():
 
 
 def sure_imports(path):
-    # Modules a source file imports outside any `if` or `try` (ticketq_deadline imports
-    # ticketq_softticks only where the firmware has no ticks: on no board).
+    # Modules a source file imports outside any `if` or `try` (a deprecated shim's
+    # `import warnings` is in a try: boards have none).
     import ast
     names, todo = set(), [ast.parse(open(path).read(), path)]
     while todo:
@@ -270,16 +270,22 @@ def test_board_profiles_are_constants_that_ast_can_read():
         for f in prof["FILES"] + prof.get("FROZEN", []):
             assert os.path.isfile(os.path.join(root, f)), (path, f)
         files = prof["FILES"] + prof.get("FROZEN", [])
-        bases = [f.rsplit("/", 1)[-1] for f in files]
-        assert len(set(bases)) == len(bases), "flat filesystems need unique base names"
-        for mod in ("ticketq.py", "ticketq_deadline.py", "worker.py"):
-            assert mod in bases, (path, mod)
+        # where each lands on the board: the package's modules in a ticketq/ folder
+        # (tools/deploy.py), everything else by base name in the top folder
+        dests = [f[len("lib/"):] if f.startswith("lib/ticketq/") else f.rsplit("/", 1)[-1] for f in files]
+        assert len(set(dests)) == len(dests), "two files land on one path: %s" % dests
+        for mod in ("ticketq/__init__.py", "ticketq/core.py", "ticketq/ticks.py", "worker.py"):
+            assert mod in dests, (path, mod)
         for f in files:  # every project module a file imports for sure is there too
             if f.endswith(".py") and not f.startswith("boards/"):
                 for m in sure_imports(os.path.join(root, f)):
-                    if any(os.path.isfile(os.path.join(root, d, m + ".py"))
-                           for d in ("lib", "firmware")):
-                        assert m + ".py" in bases, (path, f, m)
+                    dest = m.replace(".", "/")
+                    if os.path.isdir(os.path.join(root, "lib", dest)):
+                        dest += "/__init__"
+                    if any(os.path.isfile(os.path.join(root, d, dest + ".py")) for d in ("lib", "firmware")):
+                        assert dest + ".py" in dests, (path, f, m)
+                        if "/" in dest:  # a package module: the package itself imports first
+                            assert dest.split("/")[0] + "/__init__.py" in dests, (path, f, m)
     micro = os.path.join(root, "boards", "microbit", "board.py")
     assert "MPY = False" in open(micro).read() and "CAPACITY = 32" in open(micro).read()
 

@@ -62,11 +62,11 @@ def stats(arr, waits, source):
 
 
 def guarantee(cfg):
-    # The most pops a quiet job can wait with lanes, from ticketq_audit.lane_max_wait: two
+    # The most pops a quiet job can wait with lanes, from ticketq.audit.lane_max_wait: two
     # lanes of weight 1, the quiet lane's bound; every job is NORMAL with no higher class,
     # so the top-class figure applies to the class (docs/lanes.md, "wait").
-    from ticketq_lanes import LaneQueue
-    from ticketq_audit import lane_max_wait
+    from ticketq.lanes import LaneQueue
+    from ticketq.audit import lane_max_wait
     q = LaneQueue(cfg["capacity"], [1, 1], [cfg["chatty_cap"], cfg["capacity"] - cfg["chatty_cap"]])
     return lane_max_wait(q, R.QUIET, 3)
 

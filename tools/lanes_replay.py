@@ -11,7 +11,7 @@
 # A push refused with QueueFull (or LaneFull) is counted, not retried. Time is the tick
 # number, a logical clock: nothing here reads a clock.
 from ticketq import TicketQueue, QueueFull, NORMAL
-from ticketq_lanes import LaneQueue
+from ticketq.lanes import LaneQueue
 from rng import Rng  # tests/rng.py: on sys.path beside lib/ (tools/lanes_demo.py, the VM)
 
 CHATTY = 0

@@ -73,7 +73,7 @@ circle):
 
 The flat names of 0.1.0 (``ticketq_lanes``, ``ticketq_ticks``, ``ticketq_deadline``,
 ``ticketq_wait``, ``ticketq_fleet`` ...) are deprecated modules that re-export these, kept for
-one release (docs/install.md, "Old module names").
+one release (docs/layout.md, "Old module names": what to write instead).
 """
 
 from ticketq.core import TicketQueue, QueueBase, QueueFull, QueueEmpty, LOW, NORMAL, HIGH, CRITICAL

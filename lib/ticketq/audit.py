@@ -26,7 +26,7 @@ class Trace:
     """
     def __init__(self, size):
         """``size``: 1 <= size <= 2**24 entries. Raises TypeError for a non-int, ValueError out
-        of range (ints, bools and int subclasses: the rule of ticketq.pyi, "Integers").
+        of range (ints, bools and int subclasses: the rule of ticketq's docstring, "Integers").
         """
         size = _int(size, 1, 0x1000000, "trace size")  # as a queue's capacity: 13 B an entry
         self.size = size
@@ -194,7 +194,7 @@ def explain(q, a, b):
     now, that takes each ticket. For an id queued more than once, the oldest
     ticket (pushed first) with it, the one ``remove`` would take. Returns ``"job N is not
     queued"`` when one is missing (a negative id never is). ``a`` and ``b`` follow
-    ticketq.pyi's "Integers" rule (TypeError ``"a must be int"``), any int value.
+    the "Integers" rule of ticketq's docstring (TypeError ``"a must be int"``), any int value.
     Allocates. O(n) (a LaneQueue: O(n * W / w)).
     """
     a = _int(a, None, None, "a")
@@ -231,12 +231,12 @@ def explain(q, a, b):
 
 def max_wait(capacity, aging, cls):
     # Upper bound on the pops of other tickets that can come before a ticket of class
-    # `cls` pops, whatever is pushed meanwhile (see ticketq.audit.pyi for the proof sketch).
+    # `cls` pops, whatever is pushed meanwhile (the proof sketch: the docstring below).
     # None: unbounded (strict priority starves lower classes).
     """Upper bound on the pops of *other* tickets that can come before a ticket of class
     ``cls`` (0..3) pops, whatever is pushed meanwhile; None where there is no bound.
     ``capacity`` and ``aging`` take the constructor's ranges; TypeError/ValueError naming
-    the argument otherwise (ticketq.pyi, "Integers").
+    the argument otherwise (ticketq's docstring, "Integers").
 
     - ``cls == 3`` (CRITICAL): ``capacity - 1``. Every ticket that pops first is older
       than it (FIFO in the top class, and a promoted ticket keeps its older sequence number),
@@ -272,11 +272,11 @@ def max_wait(capacity, aging, cls):
 
 def lane_max_wait(q, lane, cls):
     # max_wait for a ticket of class `cls` in lane `lane` of LaneQueue q, read from its
-    # table (see ticketq.audit.pyi for the proof). None: unbounded (strict priority).
+    # table (the proof: the docstring below). None: unbounded (strict priority).
     """Upper bound on the pops of *other* tickets that can come before a ticket of class
     ``cls`` (0..3) in ``lane`` of ``q`` pops, whatever is pushed meanwhile; None where there
     is no bound. Read from the queue's table, lane bounds and aging. ``lane`` and ``cls``
-    follow ticketq.pyi's "Integers" rule (TypeError ``"cls must be int"``, ValueError
+    follow the "Integers" rule of ticketq's docstring (TypeError ``"cls must be int"``, ValueError
     ``"cls must be 0..3"``).
 
     - ``cls == 3``: G, the most table entries from a start just past one of the lane's
@@ -300,7 +300,7 @@ def lane_max_wait(q, lane, cls):
         raise TypeError("q must be a LaneQueue (a TicketQueue: max_wait(q.capacity, q.aging, cls))")
     if getattr(q, "_m", 0):  # the bounds depend on the lanes active during a wait
         raise TypeError("keyed lanes: docs/lanes.md, Theorem K2")
-    lane = _int(lane, 0, q.lanes - 1, "lane")  # plain ints (ticketq.pyi, "Integers")
+    lane = _int(lane, 0, q.lanes - 1, "lane")  # plain ints (ticketq's docstring, "Integers")
     cls = _int(cls, 0, 3, "cls")
     t = q._tb
     size = len(t)

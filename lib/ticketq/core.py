@@ -4,7 +4,7 @@
 # push, pop, peek, len). `ticketq` re-exports it and swaps in ticketq.viper's class at the
 # bottom where that loads, as heapq swaps in _heapq; ticketq.viper and ticketq.lanes build
 # on this module, so nothing imports in a circle. Documentation: the docstrings below
-# (help(), editors; ticketq.pyi carries the types). mpy-cross and freezing drop them.
+# (help(), editors; __init__.pyi carries the types). mpy-cross and freezing drop them.
 #
 # Slots 0 .. n-1 of two array('i'):
 #   k[i]  the key,  ((1 - class) << 29) + s  where s is the internal sequence, 0 <= s < 2**29
@@ -16,6 +16,30 @@
 # The invariant, stated once: k[(i - 1) >> 1] < k[i] for every slot 0 < i < n.
 # Sift-up and sift-down move a hole instead of swapping (one write per level).
 # Nothing here allocates; every integer stays a small int.
+"""ticketq.core: the queue itself: the binary heap on two arrays, the exceptions
+(``QueueFull``, ``QueueEmpty``), ``QueueBase`` and the bytecode ``TicketQueue``. Users import
+``ticketq``, which re-exports all of it (and swaps in ticketq.viper's class where it loads);
+this module is what ticketq.viper, ticketq.lanes, ticketq.keyed, ticketq.ticks and
+ticketq.audit build on, importing nothing of the package themselves in a circle.
+
+The heap: slots 0..n-1 of two ``array('i')`` of ``capacity`` slots, ``k`` the keys and ``d``
+the job ids (``~id``, negative, once aging promoted the ticket). A key is
+``((1 - class) << 29) + s``, ``s`` the internal sequence (0 <= s < 2**29): the smaller key pops
+first, every key is a small int (-2**30 <= v < 2**30) and one integer comparison orders two
+tickets. The invariant: ``k[(i - 1) >> 1] < k[i]`` for every slot 0 < i < n (keys are unique
+because live sequences are). The functions ``up``, ``down``, ``delete``, ``oldest``,
+``promote`` and ``renumber`` work on the arrays as CPython's ``heapq`` works on a list: each
+O(log n) (``oldest``, ``renumber``: O(n)), none allocates.
+
+Errors: TypeError/ValueError for a bad argument, naming it (MemoryError under heap_lock,
+the message cannot be built), QueueFull at a push into a full queue, QueueEmpty at a pop or
+peek of an empty one; the queue is unchanged by any of them.
+
+Design sources: CPython's ``Lib/heapq.py`` (the invariant stated once, sift by moving a
+hole, the ``[priority, count, task]`` recipe for FIFO among equals); FreeRTOS's rule for
+tasks of equal priority; Rust's ``heapless::BinaryHeap`` (capacity fixed at construction,
+a full push refused, nothing allocated).
+"""
 from array import array
 
 try:
@@ -130,7 +154,7 @@ def renumber(k, n, w):
 def _int(v, i, j, s):
     # One checker for the int arguments of ticketq (the queue, ticketq.audit): uniform
     # messages, and a small library (each distinct message string costs RAM on a micro:bit).
-    # The rule (ticketq.pyi, "Integers"): any int, bool or int subclass (an IntEnum member)
+    # The rule (ticketq's docstring, "Integers"): any int, bool or int subclass (an IntEnum member)
     # counts as its plain int value, which is returned; MicroPython's isinstance(True, int)
     # is False, and its int subclasses do not compare with ints, hence the bool test and
     # the conversion before the range check (v + 0, as int(v) fails for an int subclass on

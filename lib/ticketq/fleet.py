@@ -16,85 +16,91 @@
 # the same call comes again. A call that meets a network error is sent again, the same, up
 # to `retries` times (the client reconnects); a pop that still got no reply is sent again,
 # the same, by the next pop, which so returns the ticket the lost reply carried.
-"""ticketq.fleet: ticketq.TicketQueue's contract kept in Redis or Valkey (7.0 or later), for a
-fleet of boards and gateway processes that share one backlog. Guide: docs/fleet.md.
+"""ticketq.fleet: the queue's contract kept in Redis or Valkey (7.0 or later), for a fleet
+of boards and gateway processes that share one backlog: ``FleetQueue`` (ticketq.TicketQueue's
+rule) and ``FleetLaneQueue`` (ticketq.lanes.LaneQueue's fair lanes). Guide: docs/fleet.md.
 
-Every change of state is one call of a Redis Function of the ``ticketq_<VERSION>`` library
-(fleet/core.lua, queue.lua, lease.lua; loaded once per server with ``tools/fleetctl.py
-install``), so each operation is atomic whichever client makes it, and no client holds the
-Lua. This module checks arguments (with ticketq's own checker: the same TypeError and
-ValueError, with the same words, raised before anything is sent), names the queue's keys,
-calls the functions by name (``FCALL tq<VERSION>_<op>``) and reads the replies.
+    import redis
+    from ticketq.fleet import FleetQueue
+
+    q = FleetQueue(redis.Redis(), "jobs", 256)   # made on first open, checked after
+    q.push(42, 2)                                 # -> sequence number 0 <= s < 2**30
+    job = q.pop(30000)                            # leased for 30 s by the server's clock
+    ...
+    q.ack(q.last_lease)
+
+Server side: every change of state is one call of a Redis Function of the
+``ticketq_<VERSION>`` library (fleet/core.lua, queue.lua, lease.lua, lanes.lua, keyed.lua,
+age.lua; loaded once per server with ``tools/fleetctl.py install``), so each operation is
+atomic whichever client makes it, and no client holds the Lua. This module checks arguments
+(with the board classes' own checkers: the same TypeError and ValueError, with the same
+words, raised before anything is sent), names the queue's keys (one hash tag, one Redis
+Cluster slot), calls the functions by name (``FCALL tq<VERSION>_<op>``) and reads the replies.
 
 Same contract as TicketQueue: higher class first, then FIFO by a sequence number the server
 assigns ((first_seq + pushes) mod 2**30, never a client's clock); bounded, QueueFull at push
 changes nothing and spends no number; remove takes the oldest queued ticket of an id;
 QueueEmpty on an empty queue; optional deterministic aging; the same 30-bit digest formula
-over the pops (of every client: the digest is the queue's, kept in the server). Checked by
-tests/test_fleet_conformance.py against TicketQueue with hypothesis.
+over the pops (of every client: the digest is the queue's, kept in the server). One
+difference: order stays exact for 2**62 pushes (a ticket's score is its class only, 0..3,
+and its place within the class a fixed-width member holding the push counter as two exact
+parts; then push raises FleetError TQEXHAUSTED, it never wraps), so a ticket that waited
+through more than 2**27 later pushes keeps its sequence number, where TicketQueue renumbers
+it (see TicketQueue.push). Checked by tests/test_fleet_conformance.py against TicketQueue
+with hypothesis.
 
-Order stays exact for 2**62 pushes: a ticket's score is its class only (0..3) and its place
-within the class is a fixed-width member holding the push counter as two exact parts (then
-push raises FleetError TQEXHAUSTED, it never wraps). One difference from TicketQueue: a
-ticket that waited through more than 2**27 later pushes keeps its exact sequence number
-here, where TicketQueue renumbers it (see TicketQueue.push).
+Fair lanes: ``FleetLaneQueue(conn, name, capacity, weights, lane_capacity)`` (or
+``max_lanes=N`` for keyed lanes) is a FleetQueue whose pushes take a lane and whose pops follow LaneQueue's
+rule step for step, run in the server (fleet/lanes.lua): within a class the lane table (W =
+sum(weights) entries, ``ticketq.lanes.table``'s pfair/EDF table, computed by the server
+once at creation, O(W * lanes), ~0.15 s for 30 lanes and W = 32760; ``table`` holds it as
+sent) is read as a ring from the class's cursor to the first entry whose lane has a ticket
+of that class. Fed the same operations, a FleetLaneQueue and a LaneQueue pop the same
+tickets, with the same sequence numbers, lanes, digest and errors (LaneFull, LanesFull,
+QueueFull; tests/test_fleet_lanes_conformance.py). Everything else is inherited. A lease
+that ends without an ack puts the ticket back at its sequence place in its lane and moves
+no cursor: the lane gets no extra turn. Differences from LaneQueue: capacity up to 2**24
+(LaneQueue: 32767); sequence numbers stay exact where a board renumbers.
 
-Leases: ``pop(lease_ms)`` leases the ticket until the server's TIME + lease_ms; ``ack`` ends
-it; otherwise it comes back to exactly its place (class and sequence) when the lease runs
-out, its delivery count raised, and after ``max_deliveries`` deliveries it goes to the
-dead-letter list instead. Leased tickets count against the capacity (they may come back).
+Leases: ``pop(lease_ms)`` leases the ticket until the server's TIME + lease_ms (1 <=
+lease_ms < 2**30 ms; 0, the default: no lease, the ticket leaves the queue); ``ack`` ends it; otherwise it comes back to exactly its place (class
+and sequence) when the lease runs out, its delivery count raised, and after
+``max_deliveries`` deliveries it goes to the dead-letter list instead. Leased tickets count
+against the capacity (and a lane's bound): they may come back. Every time is in ms of the
+server's clock; ``pop_until`` takes a ``ticketq.ticks.Deadline`` (ticks of the client).
 
 Clients: any object with redis-py's ``execute_command(*args)``: a ``redis.Redis`` on CPython
-(bytes replies, i.e. ``decode_responses`` either way), or ``ticketq.resp.Redis`` on a board
-with sockets (esp32, Pico W, the unix port). Each mutating call carries (client number, call
-number); the server replays its last reply to a call sent again, so retries after a dropped
-connection (this module's, redis-py's own) never push or pop twice. Threads may share one
-FleetQueue (one call in flight at a time, by a lock), but the last_* attributes are the last
-pop's of any thread: give each consumer thread its own FleetQueue (one redis-py client may
-serve them all). After os.fork the child takes a new client number on its first call. Not for the micro:bit
-(no sockets, no RAM): boards without a network get tickets through tools/gateway.py.
+(``decode_responses`` either way), or ``ticketq.resp.Redis`` on a board with sockets (esp32,
+Pico W, the unix port). Each call that changes the queue carries (client number, call
+number); the server keeps each client's last reply per kind of call and replays it to the
+same call sent again, so the ``retries`` after a dropped connection (this module's,
+redis-py's own) never push or pop twice, and a pop whose reply was lost is sent again by the
+next pop, which so returns that ticket. Threads may share one FleetQueue (one call in flight
+at a time, by a lock), but the last_* attributes are the last pop's of any thread: give
+each consumer thread its own. After os.fork the child takes a new client number on its
+first call. Not for the micro:bit (no sockets, no RAM): boards without a network get
+tickets through tools/gateway.py.
 
-Fair lanes (per-source FIFO lanes in each class, a weighted rotation, LaneQueue's rule) are
-``FleetLaneQueue``, a subclass with the same leases and replay.
+Shapes and ranges: ids, classes (0..3), sequence numbers, the digest, pop numbers and every
+count are ints 0 <= v < 2**30 (small ints on a 32-bit board); capacity 1..2**24; a batch
+(push_many, pop_many, ack_pop) carries at most 4096 items. Batch pops return lists of
+``(id, class, seq, lease token or None)``.
 
-Integers: ids, classes, sequence numbers, the digest and pop numbers are small ints
-(< 2**30) on a 32-bit board; this module allocates (a network client does), it is not for
-a heap_lock'ed hot path.
+Errors: TypeError/ValueError for a bad argument (TicketQueue's words, nothing sent);
+QueueFull, LaneFull, LanesFull, QueueEmpty as the board classes raise them; FleetError (its
+message starts with the server's code: TQNOQUEUE, TQCONFIG, TQLAYOUT, TQKIND, TQTYPE,
+TQSTALE, TQEXHAUSTED, TQEXPIRED, TQARG) when the server or the queue is not what this client
+expects, the queue unchanged; a network error (OSError, redis-py's ConnectionError) once
+the retries are spent.
 
-FleetLaneQueue: ticketq.lanes.LaneQueue's contract kept in Redis or Valkey (7.0 or
+Cost: one network round trip per call (a batch: one for up to 4096 items); in the server
+push, pop, remove and ack are O(log n) (sorted sets), tickets and info O(n). This module
+allocates (a network client does): it is not for a heap_lock'ed hot path.
 
-later): fair lanes on a fleet's shared backlog. Guides: docs/lanes.md ("The fleet tier"),
-docs/fleet.md (servers, keys, leases).
-
-The rule is LaneQueue's, step for step, run in the server (fleet/lanes.lua): higher class
-first; within a class the lane table (W = sum(weights) entries, the pfair/EDF table of
-``ticketq.lanes.table``) is read as a ring from the class's cursor to the first entry whose
-lane has a ticket of that class; that lane's oldest ticket pops and the cursor moves just
-past that entry. FIFO inside a lane by the sequence number the server assigns; no clock.
-Fed the same operations, a FleetLaneQueue and a LaneQueue pop the same tickets, with the
-same sequence numbers, lanes, digest and errors (tests/test_fleet_lanes_conformance.py
-drives both with hypothesis, through redis-py and through the board client).
-
-The table is computed by the server from the weights, once, at creation (O(W * lanes),
-~0.15 s for 30 lanes and W = 32760), so every client, whatever it is, gets the same one;
-``table`` holds it as the server sent it, and the tests compare it with
-``ticketq.lanes.table`` for many weight vectors.
-
-Everything of FleetQueue is inherited: leases on the server's clock (ack, release, touch),
-redelivery counts, dead letters, pop_until with a Deadline, replay of lost replies,
-``info``, ``dead``, ``destroy``, ``remove`` (the oldest queued ticket of an id, in any
-lane and class).
-
-Leases and the rotation: the class's cursor moves at the pop, leased or not (as the digest,
-the pop count and aging do). A lease that ends without an ack (it ran out, or release) puts
-the ticket back into its lane's FIFO of its class at its sequence place and moves no cursor:
-the lane gets no extra turn, and the ticket, now its lane's oldest, takes the lane's next
-turn. A leased ticket counts against its lane's bound as against the capacity (it may come
-back). With no lease outstanding at the time of each pop, the pops are LaneQueue's.
-
-Differences from LaneQueue: capacity up to 2**24 (LaneQueue: 32767, its links are 16-bit);
-sequence numbers stay exact where a board renumbers (docs/fleet.md); each call is a network
-round trip and allocates (not for a heap_lock'ed hot path). Not for the micro:bit.
+Design sources: BullMQ's commands (one server function per operation, atomic, the contract
+at the function) and its stalled-job redelivery; SQS's visibility timeout and dead-letter
+queue (maxReceiveCount) for leases; Redis Functions (FUNCTION LOAD, FCALL) and hash tags for
+Cluster; idempotent retries by (client, call) numbers as in Kafka's idempotent producer.
 """
 from ticketq.core import _int, QueueFull, QueueEmpty
 from ticketq.ticks import timeout, Deadline

@@ -13,6 +13,25 @@
 # self._kpush ...), so a keyed queue finds them first, calls them as bound methods (no
 # allocation, as any method call), and a fixed-lane queue runs exactly the code it ran
 # before.
+"""ticketq.keyed: keyed lanes for ``ticketq.lanes.LaneQueue``: ``LaneQueue(capacity,
+max_lanes=N)`` makes a lane per int key (0 <= key < 2**30) at its first push and frees it
+when it empties, at most N at once (``LanesFull`` beyond, naming the key), each with a weight
+(1..32767) and a bound (1..capacity) set at any time with ``set_lane``. Each class is served
+by a ring of its lanes: a lane's turn is ``weight`` pops in a row, then it moves to the tail.
+
+Imported by the first keyed LaneQueue, never by users: ``keyed(q)`` puts the functions below
+on the class once, under their own names, and binds the public ones onto the keyed instance,
+so a fixed-lane queue runs exactly the code it ran before. All storage (the key table, the
+rings, per-lane settings) is preallocated by the constructor: push, pop, peek, remove and
+lane_len allocate nothing (heap_lock tests) and touch only small ints; push and pop are
+O(log n) plus O(1) expected for the key lookup (a hash table with linear probing).
+Errors are LaneQueue's: TypeError/ValueError for a bad key or setting, LaneFull, LanesFull,
+QueueFull, QueueEmpty; the queue unchanged. Guide: docs/lanes.md, "Keyed lanes".
+
+Design sources: deficit round robin (Shreedhar and Varghese, 1995) with quantum w and
+one-ticket packets for the ring; EchoMQ's ring of serviceable lanes and BullMQ Pro's group
+round robin (state kept only for lanes that hold tickets); docs/lanes.md, "Why a ring".
+"""
 from array import array
 from ticketq.core import TicketQueue, oldest, renumber, _int, _FULL, _EMPTY, _err
 from ticketq.lanes import LaneQueue, LanesFull, _lane_full

@@ -291,14 +291,14 @@ class LaneQueue(TicketQueue):
 
         Raises TypeError for a non-int (weights None: "weights: the lanes' weights, as
         weights=(2, 1), or a number of lanes of weight 1"; bools and int subclasses count as their value:
-        ticketq.pyi, "Integers"), ValueError for a value out of range: "lanes must be 1..30", "weight must
+        ticketq's docstring, "Integers"), ValueError for a value out of range: "lanes must be 1..30", "weight must
         be 1..32767", "total weight must be 1..32767", "lane capacity must be 1..<capacity>",
         "lane capacity: one per lane", "capacity must be 1..32767"; keyed: "max_lanes must
         be 1..<capacity>", "max_lanes is for keyed lanes: give no weights", "lane_capacity
         needs fixed lanes (keyed: set_lane(key, bound=))", "aging needs fixed lanes".
         Without weights and without max_lanes: the TypeError for weights None above.
         """
-        capacity = _int(capacity, 1, _SLOTS, "capacity")  # a plain int (ticketq.pyi, "Integers")
+        capacity = _int(capacity, 1, _SLOTS, "capacity")  # a plain int (ticketq's docstring, "Integers")
         if max_lanes is not None:
             # Keyed lanes: ticketq.keyed, loaded by the first keyed queue (so a board using
             # only fixed lanes needs no room for it; deploy.imports, under an `if`, skips it).
@@ -365,7 +365,7 @@ class LaneQueue(TicketQueue):
         """
         try:
             # 0 + x: MicroPython cannot add an int subclass to an int (TypeError), so one
-            # goes to the checker, which hands back its plain int (ticketq.pyi, "Integers")
+            # goes to the checker, which hands back its plain int (ticketq's docstring, "Integers")
             p = job_id >> 30 or (0 + priority) >> 2 or (0 + lane) >> 5 or lane >= self.lanes \
                 or type(job_id + priority + lane) is not int  # an int-like that is no int
         except TypeError:  # not an int
@@ -591,7 +591,14 @@ class LaneQueue(TicketQueue):
         """
         raise TypeError("needs keyed lanes (LaneQueue(capacity, max_lanes=N))")
 
-    lane_settings = set_lane
+    def lane_settings(self, lane):
+        # Keyed lanes bind their own (ticketq.keyed); fixed lanes have no settings to read.
+        """Keyed lanes: ``(tickets, weight, bound)`` of the key's lane (tickets queued in it,
+        all classes; weight 1..32767; bound 1..capacity), None if the key has no lane.
+        TypeError on a fixed-lane queue (as set_lane's), TypeError/ValueError for a bad key
+        ("lane must be 0..1073741823"). O(1) expected; allocates (a tuple).
+        """
+        raise TypeError("needs keyed lanes (LaneQueue(capacity, max_lanes=N))")
 
     def __repr__(self):
         # TicketQueue's, renamed, with each lane's tickets / bound. Allocates.

@@ -69,8 +69,7 @@ class LaneQueue(TicketQueue):
         ...
 
     def lane_settings(self, lane: int) -> Optional[Tuple[int, int, int]]:
-        """Keyed lanes: (tickets, weight, bound) of the key's lane, None if it has no lane.
-        TypeError on a fixed-lane queue (as set_lane's). Allocates (a tuple)."""
+        ...
 
     def clear(self) -> None:
         ...

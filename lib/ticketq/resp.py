@@ -100,7 +100,7 @@ def _said(msg):
     return msg
 
 
-# Default limits on one reply (ticketq.resp.pyi): what ticketq.fleet's replies need, with
+# Default limits on one reply (ticketq.resp's docstrings): what ticketq.fleet's replies need, with
 # room to spare (its largest are a few hundred bytes, one array of at most 2 levels).
 MAX_BULK = 65536
 MAX_ITEMS = 4096

@@ -5,8 +5,8 @@
 #
 # Ticks are opaque values on a ring of 2**30 ms. Never compare them with < or subtract
 # them: only ticks_diff, which is meaningful while two ticks are < 2**29 ms apart.
-"""ticketq.ticks: tick-counter time for ticketq, the same on MicroPython and CPython:
-the tick functions, ``Deadline``, ``FakeClock`` and the blocking ``pop_until``.
+"""ticketq.ticks: tick-counter time for ticketq, the same on MicroPython and CPython: the
+tick functions, ``Deadline``, ``FakeClock`` and the blocking ``pop_until``.
 
 A *tick* is a millisecond counter value on a ring of ``TICKS_PERIOD`` = 2**30 values,
 ``0 <= tick <= TICKS_MAX``. Tick values are opaque: they have no epoch, they wrap about every
@@ -19,29 +19,23 @@ the documented idiom is::
     while ticks_diff(deadline, ticks_ms()) > 0:
         do_a_little_of_something()
 
-Where the functions come from:
+What is here:
 
-* MicroPython with a 2**30 tick period (every 32-bit port, the micro:bit, the WebAssembly
-  VM): ``utime.ticks_ms``, ``ticks_add``, ``ticks_diff``, ``sleep_ms`` themselves (the same
-  objects; ``utime`` is also the name ``time`` answers to on current ports).
-* Elsewhere, the same definitions written in Python in this module: MicroPython with a
-  longer period (the 64-bit unix port) gets its ``ticks_ms`` folded onto 2**30 (a 2**30
-  ring divides the firmware's); CPython gets ``time.monotonic_ns()`` in whole ms folded onto
-  2**30, and ``time.sleep``. The wall clock (``time.time``, ``datetime``) is never read, so
-  setting the system clock (NTP, an RTC, a user) cannot shorten or hang a wait. Adding
-  2**29 on the ring is done as XOR with 2**29, which cannot overflow.
-
-Every integer the functions handle is a small int on a 32-bit MicroPython port
-(-2**30 <= v < 2**30): none of them allocates.
-
-Design sources: MicroPython ``time`` docs (ticks_ms, ticks_add, ticks_diff; since 2022
-``ticks_add`` raises OverflowError for |delta| >= 2**29); FreeRTOS ``vTaskSetTimeOutState``
-/ ``xTaskCheckForTimeOut`` and Zephyr ``sys_timepoint_calc`` / ``sys_timepoint_timeout``
-(keep one explicit deadline, recompute the time left from the tick counter on every check);
-CircuitPython ``adafruit_ticks`` (one period everywhere: mixing periods caused long stalls).
-
-Waiting for a ticket: ``pop_until``, a blocking pop bounded by a Deadline, for plain
-loops (no asyncio needed; ``ticketq.aio`` has the coroutine). A worker loop on a board::
+* ``ticks_ms()``, ``ticks_add(t, delta)``, ``ticks_diff(a, b)``, ``sleep_ms(ms)``: on
+  MicroPython with a 2**30 tick period (every 32-bit port, the micro:bit, the WebAssembly
+  VM) the firmware's own (``utime``'s, the very objects); elsewhere the same definitions
+  written in Python (``_ticks_add``, ``_ticks_diff``, present everywhere and tested against
+  the firmware's): the 64-bit unix port's ``ticks_ms`` folded onto 2**30 (a 2**30 ring
+  divides the firmware's), CPython's ``time.monotonic_ns()`` in whole ms folded onto 2**30,
+  and ``time.sleep``. The wall clock (``time.time``, ``datetime``) is never read, so setting
+  the system clock (NTP, an RTC, a user) cannot shorten or hang a wait.
+* ``Deadline(timeout_ms, clock=None)``: one point in tick time, computed once, checked
+  with ``expired()``/``remaining()`` and re-armed in place with ``rearm`` (no allocation).
+* ``FakeClock(start)``: a clock that moves only when told (``advance``, ``sleep_ms``), for
+  tests and simulations; any Deadline takes it as its ``clock``.
+* ``pop_until(q, deadline, sleep=None, poll_ms=10)``: the next job id of a queue, waiting
+  until the deadline, sleeping at most ``poll_ms`` ms at a time; ``Timeout`` (a subclass of ``ticketq.QueueEmpty``) when it passes. ``ticketq.aio``
+  has the same wait for asyncio. A worker loop on a board::
 
     import ticketq.ticks as tt
     from ticketq.ticks import pop_until, Timeout
@@ -56,14 +50,26 @@ loops (no asyncio needed; ``ticketq.aio`` has the coroutine). A worker loop on a
             continue
         run(job)
 
-Timeout signal: the ``Timeout`` exception, a subclass of ``ticketq.QueueEmpty`` (as
-CPython's ``queue.Queue.get(timeout=...)`` raises ``queue.Empty``): a job id can be any
-value 0..2**30-1, including the falsy 0, so no return value is reserved for "timed out",
-and a forgotten check fails loudly instead of running a bogus job.
+  A job id can be any value 0..2**30-1, including the falsy 0, so no return value is
+  reserved for "timed out" (as CPython's ``queue.Queue.get(timeout=...)`` raises
+  ``queue.Empty``), and a forgotten check fails loudly instead of running a bogus job.
 
-Design sources: FreeRTOS ``xQueueReceive`` with ``xTaskCheckForTimeOut`` (a wait woken early
-never restarts its timeout), Zephyr ``sys_timepoint_timeout`` (the time left is recomputed
-from one fixed deadline), MicroPython's ``ticks_diff`` deadline idiom.
+Units and ranges: every time is in ms; every timeout and delta is an int with
+``|v| < 2**29`` (ValueError beyond, never silently shortened; OverflowError from
+``ticks_add``, as MicroPython's since 2022); a bool or an int subclass counts as its int
+value, anything else is TypeError (the library's one rule, see ``ticketq``). Every integer
+the functions and Deadline handle is a small int on a 32-bit port (-2**30 <= v < 2**30):
+adding 2**29 on the ring is done as XOR with 2**29, which cannot overflow. ``ticks_add``,
+``ticks_diff``, ``Deadline.expired``/``remaining``/``rearm`` are O(1) and allocate nothing
+(heap_lock tests); ``pop_until`` is O(log n) for its pop plus one check per sleep, and
+allocates nothing given a sleep function that allocates nothing.
+
+Design sources: MicroPython's ``time`` docs (ticks_ms, ticks_add, ticks_diff and the
+deadline idiom); FreeRTOS ``vTaskSetTimeOutState``/``xTaskCheckForTimeOut`` and
+``xQueueReceive`` (a wait woken early never restarts its timeout) and Zephyr
+``sys_timepoint_calc``/``sys_timepoint_timeout`` (keep one explicit deadline, recompute the
+time left from the tick counter on every check); CircuitPython's ``adafruit_ticks`` (one
+period everywhere: mixing periods caused long stalls).
 """
 from ticketq.core import QueueEmpty, _int
 
@@ -136,7 +142,7 @@ class Deadline:
       ``ticks_diff`` cannot tell a later tick from an earlier one beyond that.
     * not an int (float, str): TypeError. Whole ms only: float arithmetic allocates on
       MicroPython. A bool or an int subclass counts as its int value (the library's one
-      rule, ticketq.pyi, "Integers").
+      rule, ticketq's docstring, "Integers").
 
     ``clock``: any object with ``ticks_ms()`` and ``sleep_ms(ms)`` (see FakeClock);
     None = the real tick counter. Exposed read-only as ``clock``.
@@ -168,7 +174,7 @@ class Deadline:
         """
         t = timeout_ms
         if t is not None:
-            # ints, bools and int subclasses count as their int value (ticketq.pyi, "Integers")
+            # ints, bools and int subclasses count as their int value (ticketq's docstring, "Integers")
             if not isinstance(t, int) and type(t) is not bool:
                 raise TypeError("timeout_ms: int or None")
             t = t + 0  # the plain int: int(t) fails for int subclasses on MicroPython 1.9
@@ -212,7 +218,7 @@ TICKS_MAX = 0x3FFFFFFF
 def _ms(v, s):
     # (Not ticketq.core._int: the tick modules stand without the queue's modules, and on the
     # micro:bit importing ticketq.core for this would cost ~1.5 KB of heap.)
-    # The one int rule (ticketq.pyi, "Integers"): an int, bool or int subclass as its plain
+    # The one int rule (ticketq's docstring, "Integers"): an int, bool or int subclass as its plain
     # int (v + 0: int(v) fails for an int subclass on MicroPython 1.9), else TypeError.
     if not isinstance(v, int) and type(v) is not bool:
         raise TypeError(s + " must be int")
@@ -226,7 +232,7 @@ class FakeClock:
     before the wrap. ``sleep_ms(ms)`` advances the clock by ``ms`` (<= 0: not at all) and
     counts the call in ``sleeps``. Pass it as ``Deadline(..., clock=c)``; the waits then sleep
     through ``c.sleep_ms`` unless given another sleep function. No method allocates.
-    ``start`` and ``ms`` follow ticketq.pyi's "Integers" rule (TypeError ``"ms must be
+    ``start`` and ``ms`` follow the "Integers" rule of ticketq's docstring (TypeError ``"ms must be
     int"``, raised before the clock moves or counts a sleep).
     """
     def __init__(self, start=0):
@@ -301,7 +307,7 @@ def pop_until(q, deadline, sleep=None, poll_ms=10):
         during a sleep (by an interrupt handler via ``micropython.schedule``, or by the
         sleep function itself) is seen when the sleep returns.
     poll_ms: the longest single sleep, 1 <= poll_ms < 2**29 (an int, bool or int subclass,
-        ticketq.pyi "Integers": TypeError ``"poll_ms must be int"`` otherwise, ValueError
+        ticketq's docstring, "Integers": TypeError ``"poll_ms must be int"`` otherwise, ValueError
         out of range, before anything is popped or slept): bounds how late a push is
         noticed.
 
@@ -314,7 +320,7 @@ def pop_until(q, deadline, sleep=None, poll_ms=10):
     """
     if not isinstance(deadline, Deadline):
         raise TypeError("deadline: a Deadline, as Deadline(2000)")
-    # the one int rule (ticketq.pyi, "Integers"); 0 would spin for ever on a fake clock
+    # the one int rule (ticketq's docstring, "Integers"); 0 would spin for ever on a fake clock
     poll_ms = _int(poll_ms, 1, 0x1FFFFFFF, "poll_ms")
     c = deadline.clock
     while 1:

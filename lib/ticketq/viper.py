@@ -30,6 +30,24 @@
 # shifts here (uint(x << 2) >> 2 for x & 0x3FFFFFFF), and 0x3FFFFFFF as an object is the
 # global _IDMAX. tests/test_viper_guard.py scans mpy-cross's armv6m code of this module
 # for those sequences, and selfcheck() below runs at import as the guard for the rest.
+"""ticketq.viper: ticketq.TicketQueue's hot path (push, pop, peek, len) as
+``@micropython.viper`` code, ~10x the bytecode speed (docs/speed.md), for 32-bit ports with
+MicroPython's native emitter (rp2, esp32, stm32, the unix port). ``ticketq`` imports it at its
+bottom and, where it loads, exports its ``TicketQueue`` instead of the bytecode one
+(``ticketq.PATH == "viper"``); anything it raises while loading keeps the bytecode class
+(``ticketq.WHY`` says what). Not a module to import directly.
+
+Same contract as ticketq.core's class (it subclasses it: remove, clear, renumbering, aging
+and ticketq.audit are shared): same order, digest, errors and 0 B per operation; ranges and
+complexity as ``ticketq.TicketQueue`` (O(log n) push and pop, O(1) peek and len). The scalar
+fields live in one ``array('i')`` so viper reads them at machine speed; the attributes are
+properties over it. ``selfcheck()`` runs at import and refuses to load (ImportError) when a
+viper method takes an argument too many or gets a short fixed run of pushes and pops wrong,
+as frozen armv6m code at an address 2 mod 4 did (docs/armv6m-frozen-viper.md).
+
+Design sources: MicroPython's "Maximising speed" guide (viper, ptr32 over arrays);
+CPython's ``heapq``/``_heapq`` (the fast class swapped in where it exists, one contract).
+"""
 import sys
 
 if sys.maxsize >> 32:

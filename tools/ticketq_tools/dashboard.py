@@ -602,8 +602,7 @@ def demo_fill(conn, seconds=6.0, stop=None):
     `stop` a threading.Event, until it is set). Returns the tickets pushed."""
     import random
 
-    from ticketq_fleet import FleetQueue
-    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq.fleet import FleetQueue, FleetLaneQueue
 
     rng = random.Random(7)
     devices = ["gw-north", "gw-south", "sensor-7", "sensor-9", "sensor-12", "relay <3>"]

@@ -27,7 +27,7 @@ docs/fleet.md ("fleetctl") says what each prints.
 
 The library is fleet/core.lua + queue.lua + lease.lua + lanes.lua + age.lua, loaded as one Redis
 library named ticketq_<VERSION> (FUNCTION LOAD REPLACE), its functions tq<VERSION>_<op>;
-VERSION is ticketq_fleet.VERSION. Load it once per server (it is part of the dataset: it
+VERSION is fleet.VERSION. Load it once per server (it is part of the dataset: it
 survives restarts with persistence and reaches replicas); clients, boards included, call
 the functions by name and never hold the Lua. Libraries of other versions may stay loaded
 beside it (their functions have other names) while old clients drain.
@@ -63,14 +63,13 @@ import ticketq_tools  # noqa: E402  (puts lib/ and firmware/ on sys.path: ticket
 
 LUA = ticketq_tools.LUA  # ROOT/fleet in a checkout; the wheel packs it beside this package
 
-import ticketq_fleet  # noqa: E402
-import ticketq_fleetlanes  # noqa: E402
+import ticketq.fleet as fleet  # noqa: E402
 
 
 def source(version=None):
     """The library's source as FUNCTION LOAD takes it, for `version` (default: the
-    client's ticketq_fleet.VERSION; tests load other versions to check the errors)."""
-    v = ticketq_fleet.VERSION if version is None else version
+    client's ticketq.fleet.VERSION; tests load other versions to check the errors)."""
+    v = fleet.VERSION if version is None else version
     text = ["#!lua name=ticketq_%d" % v, "local V = %d" % v]
     for part in PARTS:
         with open(os.path.join(LUA, part), encoding="utf-8") as f:
@@ -80,7 +79,7 @@ def source(version=None):
 
 def install(conn, version=None):
     """FUNCTION LOAD REPLACE the library into the server behind `conn` (a redis-py client
-    or ticketq_resp.Redis). Returns the library name."""
+    or ticketq.resp.Redis). Returns the library name."""
     name = conn.execute_command("FUNCTION", "LOAD", "REPLACE", source(version))
     return name.decode() if isinstance(name, bytes) else name
 
@@ -90,11 +89,11 @@ def open_queue(conn, name, prefix="tq"):
     (the server tells which: a plain open of a lane queue is refused, TQKIND, changing
     nothing)."""
     try:
-        return ticketq_fleet.FleetQueue(conn, name, prefix=prefix)
-    except ticketq_fleet.FleetError as e:
+        return fleet.FleetQueue(conn, name, prefix=prefix)
+    except fleet.FleetError as e:
         if "TQKIND" not in str(e):
             raise
-    return ticketq_fleetlanes.FleetLaneQueue(conn, name, prefix=prefix)
+    return fleet.FleetLaneQueue(conn, name, prefix=prefix)
 
 
 def safe_url(url):
@@ -171,7 +170,7 @@ def acl_rules(role, queues, prefix="tq", db=0, cluster=False):
     if cluster:  # what a cluster client reads to find the slots' masters and the key specs
         rules += ["+cluster|slots", "+cluster|shards", "+cluster|nodes", "+cluster|myid",
                   "+command"]
-    rules += ["+fcall|tq%d_%s" % (ticketq_fleet.VERSION, f) for f in fns]
+    rules += ["+fcall|tq%d_%s" % (fleet.VERSION, f) for f in fns]
     rules += ["+" + c for c in lua_commands() + list(_EXTRA[role])]
     rules += ["~%s{%s}:*" % (_glob(prefix), _glob(q)) for q in queues]
     return rules
@@ -189,7 +188,7 @@ def _hash(password):
 
 def grant(conns, user, role, queues, prefix="tq", db=0, cluster=False):
     """Create ACL user `user` with `role` on `queues` on every server of `conns` (redis-py
-    clients or ticketq_resp.Redis), with one new random password, returned (and kept
+    clients or ticketq.resp.Redis), with one new random password, returned (and kept
     nowhere else). ValueError if the user exists on any of them (nothing changed then)."""
     _check_user(user)
     rules = acl_rules(role, queues, prefix, db, cluster)
@@ -275,7 +274,7 @@ class Failure(Exception):
 
 
 def explain(e, url=None, queue=None, prefix="tq"):
-    """(exit code, one line) for an exception of redis-py, ticketq_resp or ticketq_fleet met
+    """(exit code, one line) for an exception of redis-py, ticketq.resp or ticketq.fleet met
     talking to the server at `url`: no server internals (the script's name and line), and
     what to do next. Anything not recognised: (EXIT_REFUSED, its text without internals)."""
     msg = _INTERNALS.sub("", str(e)).strip()
@@ -300,7 +299,7 @@ def explain(e, url=None, queue=None, prefix="tq"):
                                                                            queue or "NAME"))
     if "unction not found" in msg or "library is not loaded" in msg:
         return EXIT_NOLIB, ("the ticketq_%d library is not loaded in %s: load it with: %s "
-                            "install --url ..." % (ticketq_fleet.VERSION, where, _cmd()))
+                            "install --url ..." % (fleet.VERSION, where, _cmd()))
     if "InvalidResponse" in names or msg.startswith("Protocol Error"):
         return EXIT_UNREACHABLE, ("%s does not answer as a Redis server (another service on "
                                   "that port?): %s" % (where, msg))
@@ -467,8 +466,8 @@ def age_line(a):
 def _keyed_tickets(q, limit):
     # A keyed queue's first `limit` tickets: ktickets with a limit reads at most `limit` lanes
     # of each ring (its full list is O(n + L) in one server call: 2.6 s at 100,000 lanes)
-    r = q.conn.execute_command("FCALL", "tq%d_ktickets" % ticketq_fleet.VERSION, len(q.keys), *(q.keys + [limit]))
-    return [(r[j], r[j + 1], r[j + 2], False, ticketq_fleetlanes._reply_key(r[j + 4])) for j in range(0, len(r), 5)]
+    r = q.conn.execute_command("FCALL", "tq%d_ktickets" % fleet.VERSION, len(q.keys), *(q.keys + [limit]))
+    return [(r[j], r[j + 1], r[j + 2], False, fleet._reply_key(r[j + 4])) for j in range(0, len(r), 5)]
 
 
 def ticket_rows(q, limit=None):
@@ -627,7 +626,7 @@ def main(argv=None):
     except Exception as e:
         if isinstance(e, BrokenPipeError):  # our own stdout's reader went away (... | head)
             raise
-        if not isinstance(e, (Failure, ticketq_fleet.FleetError, OSError)) and not any(
+        if not isinstance(e, (Failure, fleet.FleetError, OSError)) and not any(
                 c.__name__.endswith("Error") and c.__module__.startswith("redis")
                 for c in type(e).__mro__):
             raise
@@ -681,7 +680,7 @@ def _acl(a, conns, urls):
 def _create(a, conn, url):
     try:
         q = open_queue(conn, a.queue, a.prefix)
-    except ticketq_fleet.FleetError as e:
+    except fleet.FleetError as e:
         if "TQNOQUEUE" not in str(e):
             raise
     else:
@@ -690,17 +689,17 @@ def _create(a, conn, url):
     if a.keyed or a.max_lanes is not None:
         if a.weights:
             raise ValueError("--keyed and --weights: a queue has fixed lanes or keyed ones")
-        q = ticketq_fleetlanes.FleetLaneQueue(conn, a.queue, a.capacity, prefix=a.prefix,
+        q = fleet.FleetLaneQueue(conn, a.queue, a.capacity, prefix=a.prefix,
                                               max_deliveries=a.max_deliveries, max_lanes=a.max_lanes)
     elif a.weights:
         try:
             w = [int(x) for x in a.weights.split(",")]
         except ValueError:
             raise ValueError("--weights %s: integers separated by commas, as 2,1" % a.weights)
-        q = ticketq_fleetlanes.FleetLaneQueue(conn, a.queue, a.capacity, w, prefix=a.prefix,
+        q = fleet.FleetLaneQueue(conn, a.queue, a.capacity, w, prefix=a.prefix,
                                               max_deliveries=a.max_deliveries)
     else:
-        q = ticketq_fleet.FleetQueue(conn, a.queue, a.capacity, prefix=a.prefix,
+        q = fleet.FleetQueue(conn, a.queue, a.capacity, prefix=a.prefix,
                                      max_deliveries=a.max_deliveries)
     print("created %r on %s" % (q, safe_url(url)))
     return 0
@@ -749,7 +748,7 @@ def _queue_command(a, conn, q):
     elif cmd == "destroy":
         print("destroyed %s (%d keys)" % (q.name, q.destroy()))
     elif cmd == "push":
-        from ticketq_base import QueueFull
+        from ticketq import QueueFull
 
         try:
             if getattr(q, "keyed", False):
@@ -768,7 +767,7 @@ def _queue_command(a, conn, q):
             raise Failure(EXIT_REFUSED, "queue %s: %s; nothing pushed" % (q.name, e))
         print("pushed %d %s seq=%d" % (a.id, a.cls, s))
     elif cmd == "pop":
-        from ticketq_base import QueueEmpty
+        from ticketq import QueueEmpty
 
         try:
             i = q.pop(a.lease_ms)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The fleet gateway: leases tickets from a fleet queue (ticketq_fleet on Redis/Valkey) and
+"""The fleet gateway: leases tickets from a fleet queue (ticketq.fleet on Redis/Valkey) and
 runs them on a board's worker (firmware/worker.py) that has no network of its own, acking
 only what the board accepted and ran.
 
@@ -28,7 +28,7 @@ and no more are taken until the board has run one. Then the board runs its next 
 (worker.step); a job that ran and said ok is acked; one that raised is released, so the
 fleet delivers it again, and dead-letters it after the queue's max_deliveries.
 
-The queue may be a plain fleet queue or one with fair lanes (ticketq_fleetlanes): either
+The queue may be a plain fleet queue or one with fair lanes (ticketq.fleet.FleetLaneQueue): either
 way the gateway takes tickets in the fleet's pop order (the lanes' rotation, for a lane
 queue) and the board's worker, which has no lanes, orders what it holds by class again.
 
@@ -95,10 +95,9 @@ ROOT = os.path.dirname(HERE)
 import ticketq_tools  # noqa: E402  (puts lib/ and firmware/ on sys.path: ticketq_tools/__init__.py)
 
 from ticketq import QueueEmpty  # noqa: E402
-from ticketq_deadline import Deadline  # noqa: E402
-from ticketq_fleet import FleetError  # noqa: E402
+from ticketq.ticks import Deadline, Timeout  # noqa: E402
+from ticketq.fleet import FleetError  # noqa: E402
 from ticketq_tools.fleetctl import open_queue, safe_url  # noqa: E402
-from ticketq_wait import Timeout  # noqa: E402
 
 CLASSES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
 

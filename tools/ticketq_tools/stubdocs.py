@@ -1,14 +1,24 @@
 #!/usr/bin/env python3
-"""Where a stub's name is defined in lib/: the resolver tests/test_docstrings.py uses.
+"""The .pyi stubs checked against lib/'s sources: the check tests/test_docstrings.py makes,
+and `tools/stubdocs.py` runs by hand.
 
-The library's documentation lives in lib/*.py as docstrings (help(), editors); the .pyi
-stubs carry the types, and a docstring only for what lib/ does not define (issue 23).
-tests/test_docstrings.py checks that with _find/_method below: `TicketQueue.remove`, named
-in ticketq.pyi, is QueueBase.remove in ticketq_base.py (followed through the class's bases
-and through `from MODULE import NAME`).
+The library's documentation lives in the sources as docstrings (help(), editors); the .pyi
+stubs beside them carry the types (issue 23: "generated or checked against them, not a second
+copy"). A module is named as Python imports it: lib/ticketq/core.py is ``ticketq.core``,
+lib/ticketq/__init__.py is ``ticketq``, a deprecated lib/ticketq_lanes.py is ``ticketq_lanes``.
+A stub's name is resolved to its definition in lib/ (`_find`, `_method`): through the class's
+bases and through ``from MODULE import NAME``, so ``TicketQueue.remove`` of
+ticketq/__init__.pyi is ``QueueBase.remove`` of ticketq/core.py. `check` lists what drifted:
 
-    python3 tools/stubdocs.py OUTDIR      # copies of lib/*.py with any docstring that only
-                                          # a stub has inserted (today: none to insert)
+* a docstring in a stub for a definition the source documents too (a second copy);
+* a public function or class of a stub that the source does not define (nor import, nor
+  bind in a try/if: the platform's ``ticks_ms``), or that has no docstring in the source;
+* a function of a stub whose parameters (names, order, kind) differ from the source's;
+* a public function or class of a source with no docstring.
+
+    python3 tools/stubdocs.py          # prints what drifted, one line each; exit 1 if any
+    python3 tools/stubdocs.py OUTDIR   # copies of lib/'s modules with any docstring only a
+                                       # stub has inserted (none while the check passes)
 """
 import ast
 import os
@@ -121,30 +131,198 @@ def merge(sources, stubs):
 
 
 def merged_lib(lib=LIB):
-    """{file name: text}: every lib/*.py with the docstrings of lib/*.pyi inserted."""
+    """{path under lib/: text}: every module of lib/ (the package's, "ticketq/core.py", and the
+    flat shims) with the docstrings of its .pyi inserted; modules keyed by import name
+    ("ticketq.core"), so that `from ticketq.core import X` resolves."""
+    sources, stubs, paths = {}, {}, {}
+    for d, dirs, files in os.walk(lib):
+        dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+        for f in sorted(files):
+            rel = os.path.relpath(os.path.join(d, f), lib).replace(os.sep, "/")
+            stem, ext = os.path.splitext(rel)
+            name = stem.replace("/", ".")
+            name = name[:-len(".__init__")] if name.endswith(".__init__") else name
+            with open(os.path.join(d, f), encoding="utf-8") as fh:
+                if ext == ".py":
+                    sources[name] = fh.read()
+                    paths[name] = rel
+                elif ext == ".pyi":
+                    stubs[name] = fh.read()
+    return {paths[m]: t for m, t in merge(sources, stubs).items()}
+
+
+def load(lib=LIB):
+    """({module: _Source}, {module: stub ast}) of every .py and .pyi under `lib`, named as
+    Python imports them (``ticketq.core``, ``ticketq``, ``ticketq_lanes``)."""
     sources, stubs = {}, {}
-    for f in sorted(os.listdir(lib)):
-        with open(os.path.join(lib, f), encoding="utf-8") as fh:
-            if f.endswith(".py"):
-                sources[f[:-3]] = fh.read()
-            elif f.endswith(".pyi"):
-                stubs[f[:-4]] = fh.read()
-    return {m + ".py": t for m, t in merge(sources, stubs).items()}
+    for folder, dirs, files in os.walk(lib):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))
+        rel = os.path.relpath(folder, lib)
+        pkg = [] if rel == "." else rel.split(os.sep)
+        for f in sorted(files):
+            stem, ext = os.path.splitext(f)
+            if ext not in (".py", ".pyi"):
+                continue
+            name = ".".join(pkg + ([] if stem == "__init__" else [stem]))
+            with open(os.path.join(folder, f), encoding="utf-8") as fh:
+                text = fh.read()
+            if ext == ".py":
+                sources[name] = _Source(name, text)
+            else:
+                stubs[name] = ast.parse(text)
+    return sources, stubs
+
+
+def public_defs(body):
+    """(qualified name, node) of the public functions and classes of a module body, and of
+    the public methods (and ``__init__``) of those classes."""
+    for node in body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+            yield node.name, node
+            if isinstance(node, ast.ClassDef):
+                for sub in node.body:
+                    if isinstance(sub, ast.FunctionDef) and (not sub.name.startswith("_") or sub.name == "__init__"):
+                        yield node.name + "." + sub.name, sub
+
+
+def resolve(sources, module, qual):
+    """(source, node) that defines `qual` ("f", "C", "C.m") as seen from `module`, or None."""
+    head, _, meth = qual.partition(".")
+    found = _find(sources, module, head)
+    if found and meth:
+        found = _method(sources, found[0], found[1], meth) if isinstance(found[1], ast.ClassDef) else None
+    return found
+
+
+def _bound(tree):
+    """Every name a module binds at its top level, in try/if/for blocks too."""
+    names = set()
+    todo = list(tree.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.ClassDef)):
+            names.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in n.names}
+        elif isinstance(n, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for t in (n.targets if isinstance(n, ast.Assign) else [n.target]):
+                names |= {x.id for x in ast.walk(t) if isinstance(x, ast.Name)}
+        else:
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                todo += getattr(n, field, [])
+    return names
+
+
+def _params(fn):
+    a = fn.args
+    pos = [x.arg for x in getattr(a, "posonlyargs", []) + a.args]
+    return (pos, a.vararg and a.vararg.arg, [x.arg for x in a.kwonlyargs], a.kwarg and a.kwarg.arg,
+            len(a.defaults), len(a.kw_defaults))
+
+
+def _is_protocol(node):
+    return isinstance(node, ast.ClassDef) and any(getattr(b, "id", "") == "Protocol" for b in node.bases)
+
+
+def inherits_doc(sources, src, qual):
+    """True when a class, or a method, of `src` overrides one of a base class (in lib/)
+    that has a docstring: inspect.getdoc, and so help(), show that one."""
+    cls_name, _, meth = qual.partition(".")
+    cls = src.defs.get(cls_name)
+    if not isinstance(cls, ast.ClassDef):
+        return False
+    for base in cls.bases:
+        found = _find(sources, src.name, base.id) if isinstance(base, ast.Name) else None
+        if not found or not isinstance(found[1], ast.ClassDef):
+            continue
+        if not meth:
+            if ast.get_docstring(found[1]) is not None:
+                return True
+            continue
+        hit = _method(sources, found[0], found[1], meth)
+        if hit and ast.get_docstring(hit[1]) is not None:
+            return True
+    return False
+
+
+def check(lib=LIB):
+    """(problems, counts): one line per drift found (the list in this module's docstring),
+    and {"stubs": modules with a stub, "checked": stub definitions resolved to the source,
+    "signatures": functions whose parameters were compared, "documented": public source
+    definitions with their docstring}."""
+    sources, stubs = load(lib)
+    problems, counts = [], {"stubs": len(stubs), "checked": 0, "signatures": 0, "documented": 0}
+    for module, tree in sorted(stubs.items()):
+        src = sources.get(module)
+        if src is None:
+            problems.append("%s.pyi: no %s source" % (module, module))
+            continue
+        if ast.get_docstring(tree) and ast.get_docstring(src.tree):
+            problems.append("%s: module docstring in the stub and in the source (keep the source's)" % module)
+        bound = _bound(src.tree)
+        tops = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        for qual, node in public_defs(tree.body):
+            head = qual.partition(".")[0]
+            if _is_protocol(tops[head]):
+                continue  # a typing Protocol: a shape the stub names, nothing the source defines
+            found = resolve(sources, module, qual)
+            if found is None:
+                if "." not in qual and qual in bound:
+                    continue  # bound outside lib/'s definitions: utime's ticks_ms, a try/if branch
+                if "." in qual and isinstance(_find(sources, module, head), tuple):
+                    problems.append("%s.%s: in the stub, not defined by the source's class" % (module, qual))
+                elif head not in bound:
+                    problems.append("%s.%s: in the stub, not in the source" % (module, qual))
+                continue
+            counts["checked"] += 1
+            in_source = ast.get_docstring(found[1]) is not None
+            if ast.get_docstring(node) and in_source:
+                problems.append("%s.%s: documented in the stub and in the source (keep the source's)" % (module, qual))
+            if not in_source and not qual.endswith(".__init__"):
+                problems.append("%s.%s: in the stub, no docstring in the source (%s)" % (module, qual, found[0].name))
+            if isinstance(node, ast.FunctionDef) and isinstance(found[1], ast.FunctionDef):
+                counts["signatures"] += 1
+                if _params(node) != _params(found[1]):
+                    problems.append("%s.%s: the stub's parameters %s are not the source's %s (%s)" % (
+                        module, qual, _params(node)[:4], _params(found[1])[:4], found[0].name))
+    for module, src in sorted(sources.items()):
+        if module in stubs and ast.get_docstring(src.tree) is None:
+            problems.append("%s: no module docstring" % module)
+        for qual, node in public_defs(src.tree.body):
+            if qual.endswith(".__init__"):
+                continue
+            if ast.get_docstring(node) is not None or inherits_doc(sources, src, qual):
+                counts["documented"] += 1  # pydoc (inspect.getdoc) shows a base's docstring too
+                continue
+            problems.append("%s.%s: public, without a docstring in the source" % (module, qual))
+    return problems, counts
 
 
 def main(argv=None):
     import argparse
 
     p = argparse.ArgumentParser(prog="tools/stubdocs.py",
-                                description="Write copies of lib/*.py with the stubs' docstrings inserted "
-                                            "(the pip package's modules) into OUTDIR.")
-    p.add_argument("outdir", metavar="OUTDIR")
-    out = p.parse_args(argv).outdir
-    os.makedirs(out, exist_ok=True)
-    for name, text in merged_lib().items():
-        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
-            f.write(text)
-    return 0
+                                description="Check lib/'s .pyi stubs against its sources (the stubs carry "
+                                            "types, the sources the docstrings): prints each drift, exit 1 "
+                                            "if there is any. With OUTDIR: write there copies of lib/'s "
+                                            "modules (package paths kept) with any docstring only a stub "
+                                            "has inserted (none, while the check passes).")
+    p.add_argument("outdir", metavar="OUTDIR", nargs="?", help="write the merged copies here instead of checking")
+    p.add_argument("--lib", default=LIB, help="the library folder (default: lib/ of this checkout)")
+    a = p.parse_args(argv)
+    if a.outdir:
+        for name, text in merged_lib(a.lib).items():
+            os.makedirs(os.path.dirname(os.path.join(a.outdir, name)), exist_ok=True)
+            with open(os.path.join(a.outdir, name), "w", encoding="utf-8") as f:
+                f.write(text)
+        return 0
+    problems, counts = check(a.lib)
+    for line in problems:
+        print(line)
+    print("%(stubs)d stubs, %(checked)d stub definitions found in the source, %(signatures)d signatures "
+          "compared, %(documented)d public definitions documented" % counts
+          + (": %d problems" % len(problems) if problems else ": no drift"))
+    return 1 if problems else 0
 
 
 if __name__ == "__main__":
