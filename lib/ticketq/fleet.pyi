@@ -131,12 +131,9 @@ class FleetQueue:
         ...
 
     def dead(self, count: int = 10) -> List[Tuple[Any, ...]]:
-        """(id, class, seq, deliveries) per letter; a FleetLaneQueue's add the lane."""
         ...
 
     def requeue(self, count: int = 100) -> Tuple[List[Tuple[Any, ...]], Optional[Exception]]:
-        """(done, refused): done [(id, class, seq)] (a FleetLaneQueue's add the lane);
-        refused None or the refusal (QueueFull, LaneFull, LanesFull, LanePaused), not raised."""
         ...
 
     def destroy(self) -> int:
@@ -149,8 +146,7 @@ class LanesFull(QueueFull):
 
 
 class LanePaused(Exception):
-    """FleetLaneQueue.requeue's refusal of a dead letter whose keyed lane is paused: the
-    letter stays dead (a push to a paused lane is not refused)."""
+    ...
 
 
 LaneKey = Union[int, str]
