@@ -10,9 +10,13 @@ HEARTBEAT = "microbit"  # the centre pixel of the 5x5 LED display (microbit.disp
 MPY = False
 FILES = []  # everything the worker imports is frozen
 FROZEN = [
-    "lib/ticketq_core.py",
-    "lib/ticketq.py",
-    "lib/ticketq_heap.py",  # deprecated names, kept for one release (CHANGELOG)
+    "lib/ticketq/core.py",
+    "lib/ticketq/__init__.py",
+    "lib/ticketq/ticks.py",
+    "lib/ticketq/audit.py",
+    "lib/ticketq/lanes.py",
+    # the 0.1.0 names of what is above: deprecated shims, kept for one release (CHANGELOG)
+    "lib/ticketq_heap.py",
     "lib/ticketq_base.py",
     "lib/ticketq_deadline.py",
     "lib/ticketq_wait.py",
