@@ -50,19 +50,21 @@ def _f(name):
 
 # Modules not checked on a target ("*": on every one), and why.
 NO_SOCKET = "the board client of the fleet queue needs sockets (a network), which this firmware has not"
+_VIPER = ("viper code: ptr32()/uint() casts are compiler built-ins that no stub declares, and "
+          "its properties stand for the attributes ticketq/__init__.pyi declares; "
+          "tests/test_paths.py compares it with the bytecode class on the unix port instead")
+
+
+def _both(name, why):
+    # a package module and its deprecated 0.1.0 shim (which imports it), skipped alike
+    return {_f("ticketq." + name): why, _f("ticketq_" + {"aio": "async"}.get(name, name)): why}
+
+
 SKIP = {
-    "*": {
-        _f("ticketq_viper"): "viper code: ptr32()/uint() casts are compiler built-ins that no "
-                                "stub declares, and its properties stand for the attributes "
-                                "ticketq.pyi declares; tests/test_paths.py compares it with the "
-                                "bytecode class on the unix port instead",
-    },
-    "microbit": {
-        _f("ticketq_async"): "no micro:bit firmware (v1 or V2) has asyncio",
-        _f("ticketq_resp"): NO_SOCKET,
-    },
-    "rp2": {_f("ticketq_resp"): NO_SOCKET + " (the Pico W's has; these are the plain Pico's stubs)"},
-    "host": {_f("ticketq_resp"): NO_SOCKET + " (the WebAssembly VM)"},
+    "*": _both("viper", _VIPER),
+    "microbit": dict(_both("aio", "no micro:bit firmware (v1 or V2) has asyncio"), **_both("resp", NO_SOCKET)),
+    "rp2": _both("resp", NO_SOCKET + " (the Pico W's has; these are the plain Pico's stubs)"),
+    "host": _both("resp", NO_SOCKET + " (the WebAssembly VM)"),
 }
 
 
@@ -86,6 +88,7 @@ def describe(target):
 def modules(target):
     skip = dict(SKIP["*"], **SKIP.get(target.split("-")[0], {}))
     files = sorted(glob.glob(os.path.join(ROOT, "lib", "*.py")) +
+                   glob.glob(os.path.join(ROOT, "lib", "ticketq", "*.py")) +
                    glob.glob(os.path.join(ROOT, "firmware", "*.py")))
     return [f for f in files if os.path.relpath(f, ROOT) not in skip]
 
