@@ -20,24 +20,13 @@ package(
            "resp.py", "ticks.py"],
     base_path="lib",
 )
-# The 0.1.0 module names: deprecated shims that re-export the package's objects, kept for
-# one release (docs/install.md, "Old module names").
-module("ticketq_async.py", base_path="lib")
-module("ticketq_audit.py", base_path="lib")
-module("ticketq_base.py", base_path="lib")
-module("ticketq_deadline.py", base_path="lib")
-module("ticketq_fleet.py", base_path="lib")
-module("ticketq_fleetlanes.py", base_path="lib")
-module("ticketq_heap.py", base_path="lib")
-module("ticketq_keyed.py", base_path="lib")
-module("ticketq_lanes.py", base_path="lib")
-module("ticketq_resp.py", base_path="lib")
-module("ticketq_softticks.py", base_path="lib")
-module("ticketq_ticks.py", base_path="lib")
-module("ticketq_wait.py", base_path="lib")
+# The deprecated 0.1.0 flat names (lib/ticketq_*.py, kept one release for file installs:
+# mip, tools/deploy.py, pip) are NOT frozen: MicroPython's mpy-tool names a frozen module's C
+# symbols by its path with "/" made "_", so ticketq/lanes.py and ticketq_lanes.py both
+# become frozen_module_ticketq_lanes and the firmware does not compile (measured on 1c3c201).
+# A frozen build imports the package's names (ticketq.lanes ...).
 # The viper hot path (ticketq.viper) compiles only where the port has a native emitter
 # (rp2, esp32, stm32, unix): include(".../manifest.py", viper=True) on those. Without it,
 # ticketq runs its bytecode path.
 if options.viper:
     module("ticketq/viper.py", base_path="lib")
-    module("ticketq_viper.py", base_path="lib")  # its deprecated name, for one release
