@@ -15,14 +15,8 @@ FROZEN = [
     "lib/ticketq/ticks.py",
     "lib/ticketq/audit.py",
     "lib/ticketq/lanes.py",
-    # the 0.1.0 names of what is above: deprecated shims, kept for one release (CHANGELOG)
-    "lib/ticketq_heap.py",
-    "lib/ticketq_base.py",
-    "lib/ticketq_deadline.py",
-    "lib/ticketq_wait.py",
-    "lib/ticketq_ticks.py",
-    "lib/ticketq_audit.py",
-    "lib/ticketq_lanes.py",
+    # (the deprecated 0.1.0 flat names are not frozen: mpy-tool would give ticketq/lanes.py
+    # and ticketq_lanes.py the same C symbols, manifest.py)
     "firmware/worker.py",
     "firmware/shell.py",
     "firmware/workload.py",
