@@ -186,6 +186,8 @@ def test_a_viper_module_that_raises_while_it_runs_keeps_the_bytecode_path():
         skip("no sys.modules here (micro:bit 1.9.2): cannot inject a module")
     try:
         import os
+        if not ticketq.__file__.endswith(".py"):  # an .mpy or a frozen module: no source here
+            raise OSError("ticketq is %s" % ticketq.__file__)
         with open(ticketq.__file__) as f:
             init = f.read()
         d = "build/broken_viper" if IS_MICROPYTHON else None
