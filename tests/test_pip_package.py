@@ -1,8 +1,8 @@
 # The pip package (pyproject.toml, hatchling) for CPython gateways and test suites (issue
 # 13): built offline from this checkout, installed into a fresh virtual environment, it
-# imports there (not from the checkout) at the version package.json states, with every
-# .pyi stub beside its module; help() shows the stubs' documentation (the installed
-# modules are lib/*.py with the stubs' docstrings inserted, the same code otherwise); and
+# imports there (not from the checkout) at the version package.json states: the package
+# ticketq/ and the deprecated flat shims, every file as lib/ has it, each .pyi stub beside
+# its module; help() shows the documentation the sources carry; and
 # pyright, given only that environment, reports a wrong argument type from the installed
 # stubs (the sources carry no annotations, so only a stub can say job_id is an int).
 # CPython only (pytest).
@@ -34,35 +34,35 @@ def test_pip_package_installs_the_modules_with_their_stubs(tmp_path=None):
     py = os.path.join(venv, "bin", "python")
     p = subprocess.run([py, "-m", "pip", "install"] + quiet + [wheels[0]], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr[-2000:]
-    code = ("import glob, os, pydoc, ticketq, ticketq_ticks\n"
+    code = ("import glob, os, pydoc, warnings, ticketq, ticketq.ticks\n"
+            "with warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    import ticketq_ticks\n"
+            "assert ticketq_ticks.Deadline is ticketq.ticks.Deadline and w, w\n"
             "q = ticketq.TicketQueue(4); q.push(7, ticketq.HIGH)\n"
-            "site = os.path.dirname(ticketq.__file__)\n"
+            "site = os.path.dirname(os.path.dirname(ticketq.__file__))\n"
             "print(ticketq.__version__, q.pop(), site)\n"
-            "print(' '.join(sorted(os.path.basename(p) for p in glob.glob(os.path.join(site, 'ticketq*.py*')))))\n"
+            "print(' '.join(sorted(os.path.relpath(p, site) for p in glob.glob(os.path.join(site, 'ticketq*.py*'))\n"
+            "                      + glob.glob(os.path.join(site, 'ticketq', '*.py*')))))\n"
             "print(pydoc.render_doc(ticketq.TicketQueue.push, renderer=pydoc.plaintext))\n"
             "print(pydoc.render_doc(ticketq.TicketQueue.remove, renderer=pydoc.plaintext))\n"
-            "print(pydoc.render_doc(ticketq_ticks.Deadline, renderer=pydoc.plaintext))\n")
+            "print(pydoc.render_doc(ticketq.ticks.Deadline, renderer=pydoc.plaintext))\n")
     p = subprocess.run([py, "-c", code], capture_output=True, text=True, timeout=60, cwd=tmp)
     assert p.returncode == 0, p.stderr
     head, files, helptext = p.stdout.split("\n", 2)
     v, popped, site = head.split()
     assert (v, popped) == (version, "7") and site.startswith(venv), head
     lib = os.path.join(root, "lib")
-    assert files.split() == sorted(f for f in os.listdir(lib) if f.endswith((".py", ".pyi"))), files
-    # help(), as at the REPL: the stubs' words, for a method defined in a base class too
+    want = [f for f in os.listdir(lib) if f.endswith((".py", ".pyi"))]
+    want += ["ticketq/" + f for f in os.listdir(os.path.join(lib, "ticketq")) if f.endswith((".py", ".pyi"))]
+    assert files.split() == sorted(want), files
+    assert "ticketq/__init__.pyi" in want and "ticketq/ticks.pyi" in want and "ticketq_lanes.py" in want
+    # help(), as at the REPL: the sources' docstrings, for a method defined in a base class too
     assert "Queue a ticket; return its sequence number" in helptext, helptext[:2000]
     assert "Remove the oldest queued ticket" in helptext and "A point in tick time" in helptext, helptext[:3000]
-    sys.path.insert(0, os.path.join(root, "tools"))
-    from ticketq_tools import deploy
-
-    for f in files.split():
+    for f in files.split():  # every file as lib/ has it
         with open(os.path.join(site, f), encoding="utf-8") as a, open(os.path.join(lib, f), encoding="utf-8") as b:
-            mine, theirs = a.read(), b.read()
-        if f.endswith(".pyi"):
-            assert mine == theirs, f
-        else:  # the same code, line for line, docstrings aside
-            assert deploy.strip_source(mine, f) == deploy.strip_source(theirs, f), f
-            assert set(theirs.splitlines()) <= set(mine.splitlines()), f
+            assert a.read() == b.read(), f
 
     try:
         import pyright  # noqa: F401  (tools/typecheck-requirements.txt)
@@ -93,4 +93,4 @@ def test_stubdocs_help_is_help_not_a_folder(tmp_path=None):
     p = subprocess.run([sys.executable, tool, "--help"], cwd=d, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "OUTDIR" in p.stdout and os.listdir(d) == [], (p.stdout, os.listdir(d))
     p = subprocess.run([sys.executable, tool, "out"], cwd=d, capture_output=True, text=True, timeout=60)
-    assert p.returncode == 0 and "ticketq.py" in os.listdir(os.path.join(d, "out")), p.stderr
+    assert p.returncode == 0 and "__init__.py" in os.listdir(os.path.join(d, "out", "ticketq")), p.stderr

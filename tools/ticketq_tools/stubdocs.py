@@ -121,15 +121,24 @@ def merge(sources, stubs):
 
 
 def merged_lib(lib=LIB):
-    """{file name: text}: every lib/*.py with the docstrings of lib/*.pyi inserted."""
-    sources, stubs = {}, {}
-    for f in sorted(os.listdir(lib)):
-        with open(os.path.join(lib, f), encoding="utf-8") as fh:
-            if f.endswith(".py"):
-                sources[f[:-3]] = fh.read()
-            elif f.endswith(".pyi"):
-                stubs[f[:-4]] = fh.read()
-    return {m + ".py": t for m, t in merge(sources, stubs).items()}
+    """{path under lib/: text}: every module of lib/ (the package's, "ticketq/core.py", and the
+    flat shims) with the docstrings of its .pyi inserted; modules keyed by import name
+    ("ticketq.core"), so that `from ticketq.core import X` resolves."""
+    sources, stubs, paths = {}, {}, {}
+    for d, dirs, files in os.walk(lib):
+        dirs[:] = sorted(x for x in dirs if x != "__pycache__")
+        for f in sorted(files):
+            rel = os.path.relpath(os.path.join(d, f), lib).replace(os.sep, "/")
+            stem, ext = os.path.splitext(rel)
+            name = stem.replace("/", ".")
+            name = name[:-len(".__init__")] if name.endswith(".__init__") else name
+            with open(os.path.join(d, f), encoding="utf-8") as fh:
+                if ext == ".py":
+                    sources[name] = fh.read()
+                    paths[name] = rel
+                elif ext == ".pyi":
+                    stubs[name] = fh.read()
+    return {paths[m]: t for m, t in merge(sources, stubs).items()}
 
 
 def main(argv=None):
@@ -142,6 +151,7 @@ def main(argv=None):
     out = p.parse_args(argv).outdir
     os.makedirs(out, exist_ok=True)
     for name, text in merged_lib().items():
+        os.makedirs(os.path.dirname(os.path.join(out, name)), exist_ok=True)
         with open(os.path.join(out, name), "w", encoding="utf-8") as f:
             f.write(text)
     return 0
