@@ -186,3 +186,49 @@ def test_boards_md_says_which_profile_modules_the_worker_does_not_import():
                 assert "`%s`" % m in text, (name, m)
             elif m not in seen and m != libnames.VIPER:
                 assert "`%s` (not imported by the worker" % m in text, (name, m)
+
+
+def test_deploy_makes_the_package_folder_on_a_board_with_folders(tmp_path=None):
+    # tools/deploy.py on a board with a file system of folders: the unix port's REPL standing
+    # in for one (tools/mpunix.py's board(), over mpremote as a real board). The package's
+    # modules go into a ticketq/ folder it makes there, stripped of docstrings, verified;
+    # a second deploy finds them unchanged; then an interpreter started in that folder
+    # imports the package and its modules from it.
+    deploy = _deploy()
+    import subprocess
+    import tempfile
+
+    from ticketq_tools import mpunix
+
+    exe = mpunix.find()[0]
+    if not exe:
+        skip("no MicroPython unix port here (tools/mpunix.py --where)")
+    try:
+        import mpremote  # noqa: F401
+    except ImportError:
+        skip("mpremote is not installed (tools/setup)")
+    home = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+    # stripped source, no MARCH (any port takes it); a few files, each write is slow here
+    prof = {"NAME": "t", "MPY": False, "_path": "/nonexistent/board.py",
+            "FILES": ["lib/ticketq/core.py", "lib/ticketq/__init__.py", "lib/ticketq/ticks.py",
+                      "lib/ticketq_heap.py"]}
+    logs = []
+    with mpunix.board(home) as url:
+        with deploy.Board(url, soft_reset=False) as b:  # a soft reset would end the unix port
+            res = deploy.deploy(b, prof, lib_only=True, log=logs.append)
+            again = deploy.deploy(b, prof, lib_only=True, log=logs.append)
+            on_board = b.files()
+    names = [r.name for r in res]
+    assert "ticketq/__init__.py" in names and "ticketq/core.py" in names and "ticketq_heap.py" in names, names
+    assert all(r.status.startswith("written") for r in res), res
+    assert [r.status for r in again] == ["unchanged"] * len(again), again
+    assert set(names) <= set(on_board), (names, on_board)
+    with open(os.path.join(home, "ticketq", "__init__.py")) as f:
+        text = f.read()
+    assert '"""' not in text and "from ticketq.core import" in text  # stripped, the code kept
+    code = ("import ticketq\nfrom ticketq.ticks import Deadline\nq = ticketq.TicketQueue(4)\n"
+            "q.push(3, ticketq.HIGH)\nprint(q.pop(), ticketq.__file__, Deadline(10).expired())")
+    env = dict(os.environ, MICROPYPATH="")  # only the folder itself: "" on sys.path is the cwd
+    p = subprocess.run([exe, "-c", code], cwd=home, env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["3", "ticketq/__init__.py", "False"], p.stdout  # from the folder (cwd)

@@ -102,8 +102,10 @@ def resolve_device(url):
 class Board:
     """A MicroPython board over an mpremote SerialTransport, kept in the raw REPL."""
 
-    def __init__(self, url, timeout=10.0, restart=None):
+    def __init__(self, url, timeout=10.0, restart=None, soft_reset=True):
         self.url = url
+        # False: no soft reset at connect (the unix port standing in for a board ends at one)
+        self.reset_at_connect = soft_reset
         self.timeout = timeout
         self.restart_hook = restart  # emulator: start afresh when the board no longer answers
         self.t = None
@@ -118,7 +120,8 @@ class Board:
         self.close()
         # A soft reset first (in the raw REPL: main.py does not run): a board left with
         # little heap by its last session cannot even parse the probe otherwise.
-        self.t = emu.connect(resolve_device(self.url), soft_reset=True, timeout=self.timeout)  # raw-paste off
+        self.t = emu.connect(resolve_device(self.url), soft_reset=self.reset_at_connect,
+                             timeout=self.timeout)  # raw-paste off
         self.info = self.probe()
         # MicroPython learnt raw-paste mode in 1.14; mpremote falls back anyway, but
         # firmware older than that can take the probe for a command.

@@ -448,7 +448,8 @@ def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=N
         data = payload(item, bytecode, prof.get("DROP", ()), march)
         t1 = time.monotonic()
         status = "written"
-        if skip_same and item.name in on_board and on_board[item.name] in (None, len(data)) \
+        # (a listed size of 0: the unix port's ilistdir gives no size; the checksum decides)
+        if skip_same and item.name in on_board and on_board[item.name] in (None, 0, len(data)) \
                 and board.checksum(item.name) == board.expected(data):
             status, tries = "unchanged", 0
         else:
