@@ -1,8 +1,9 @@
 # hatchling build hook (pyproject.toml): packs ticketq_tools (tools/ticketq_tools: the console
 # scripts ticketq-fleetctl, ticketq-gateway and ticketq-dashboard, with the board worker and
-# fleet/*.lua). The library's
-# modules go in as lib/ has them: their docstrings are in the source (help() shows them),
-# the .pyi stubs beside them carry the types (tests/test_docstrings.py).
+# fleet/*.lua). The library goes in as lib/ has it (pyproject.toml's sources = ["lib"]):
+# the package ticketq/ with each .pyi beside its module, and the deprecated flat shims
+# (ticketq_lanes.py ...); the docstrings are in the source (help() shows them), the stubs
+# carry the types (tests/test_docstrings.py, tests/test_pip_package.py).
 import os
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface

@@ -137,7 +137,7 @@ def test_quick_benchmark_on_the_emulated_microbit(tmp_path=None):
         from ticketq_tools import emu
 
         emu.find_qemu()
-        import firmware  # ticketq's firmware: the stock hex no longer compiles the library (issue 23)
+        from ticketq_tools import firmware  # ticketq's firmware: the stock hex no longer compiles the library (issue 23)
 
         hex_path = firmware.firmware_hex(log=lambda s: None)
     except (ImportError, Exception) as e:

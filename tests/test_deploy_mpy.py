@@ -1,6 +1,6 @@
 # CPython only: tools/deploy.py precompiles a profile's modules with mpy-cross, with -march
 # where the profile names a native architecture (MARCH), so that the viper hot path
-# (lib/ticketq_viper.py) goes on rp2 and esp32 boards as .mpy; and such an .mpy, built the
+# (lib/ticketq/viper.py) goes on rp2 and esp32 boards as .mpy; and such an .mpy, built the
 # same way for the unix port's x86, runs there on the viper path.
 import os
 import sys
@@ -35,10 +35,10 @@ def test_profiles_with_viper_name_their_architecture():
         prof = d.read_profile(board)
         assert prof["MPY"] and prof["MARCH"] == arch
         items = {i.name: i for i in d.plan(prof, mpy=True)}
-        assert items["ticketq_viper.mpy"].kind == "mpy"
-        data = d.payload(items["ticketq_viper.mpy"], None, march=d.march_for(None, prof))
+        assert items["ticketq/viper.mpy"].kind == "mpy"
+        data = d.payload(items["ticketq/viper.mpy"], None, march=d.march_for(None, prof))
         assert d.ARCHS[mpy_header_arch(data)] == arch
-        plain = d.payload(items["ticketq.mpy"], None, march=arch)  # bytecode only: no arch
+        plain = d.payload(items["ticketq/__init__.mpy"], None, march=arch)  # bytecode only: no arch
         assert mpy_header_arch(plain) == 0
     # the micro:bit (MicroPython 1.9.2, no .mpy, no native emitter) never gets the module
     mb = d.read_profile("microbit")
@@ -49,9 +49,9 @@ def test_viper_code_without_march_is_refused_clearly():
     d = deploy()
     prof = dict(d.read_profile("rp2"))
     del prof["MARCH"]
-    item = [i for i in d.plan(prof, mpy=True) if i.name == "ticketq_viper.mpy"][0]
+    item = [i for i in d.plan(prof, mpy=True) if i.name == "ticketq/viper.mpy"][0]
     e = raises(d.DeployError, d.payload, item, None, (), d.march_for(None, prof))
-    assert "ticketq_viper" in str(e) and "MARCH" in str(e)
+    assert "lib/ticketq/viper.py" in str(e) and "MARCH" in str(e)
     prof["MARCH"] = "arm64"
     e = raises(d.DeployError, d.march_for, None, prof)
     assert "arm64" in str(e) and "armv6m" in str(e)
@@ -89,22 +89,22 @@ def test_precompiled_viper_module_runs_on_the_unix_port():
     march = d.mpy_arch(int(probe.stdout))
     if march not in ("x86", "x64"):
         skip("this unix port has no native architecture")
-    prof = {"NAME": "unix", "FILES": ["lib/ticketq_core.py", "lib/ticketq.py",
-                                      "lib/ticketq_viper.py"], "_path": "/nonexistent/board.py", "MPY": True}
+    prof = {"NAME": "unix", "FILES": ["lib/ticketq/core.py", "lib/ticketq/__init__.py",
+                                      "lib/ticketq/viper.py"], "_path": "/nonexistent/board.py", "MPY": True}
     with tempfile.TemporaryDirectory() as tmp:
+        os.mkdir(os.path.join(tmp, "ticketq"))
         for item in d.plan(prof, mpy=True):
             if item.kind == "mpy":
                 with open(os.path.join(tmp, item.name), "wb") as f:
                     f.write(d.payload(item, None, march=march))
-        assert sorted(os.listdir(tmp)) == ["ticketq.mpy", "ticketq_core.mpy",
-                                           "ticketq_viper.mpy"]
+        assert sorted(os.listdir(os.path.join(tmp, "ticketq"))) == ["__init__.mpy", "core.mpy", "viper.mpy"]
         code = ("import ticketq\nq = ticketq.TicketQueue(4)\nq.push(7, 1)\nq.push(8, 3)\n"
                 "print(ticketq.PATH, q.pop(), q.pop(), q.digest, ticketq.__file__)")
         r = subprocess.run([exe, "-c", code], env=dict(os.environ, MICROPYPATH=tmp),
                            capture_output=True, text=True, timeout=60)
     assert r.returncode == 0, r.stderr
     path, a, b, digest, where = r.stdout.split()
-    assert (path, a, b) == ("viper", "8", "7") and where.endswith("ticketq.mpy")
+    assert (path, a, b) == ("viper", "8", "7") and where.endswith("ticketq/__init__.mpy"), where
     from ticketq import TicketQueue  # CPython's bytecode path: the same digest
 
     q = TicketQueue(4)

@@ -43,14 +43,15 @@ def test_add_puts_your_files_on_by_their_base_name(tmp_path=None):
     d = str(tmp_path) if tmp_path else tempfile.mkdtemp()
     clash = os.path.join(d, "ticketq.py")
     open(clash, "w").close()
-    raises(deploy.DeployError, deploy.plan, deploy.read_profile("microbit"), False, True, [clash])
+    e = raises(deploy.DeployError, deploy.plan, deploy.read_profile("microbit"), False, True, [clash])
+    assert "both import as ticketq" in str(e) and "package ticketq/" in str(e), str(e)
     raises(deploy.DeployError, deploy.plan, deploy.read_profile("microbit"), False, True, [os.path.join(d, "nope.py")])
     p = subprocess.run([sys.executable, os.path.join(deploy.ROOT, "tools", "deploy.py"), "microbit", "--list",
                         "--lib-only", "--add", "main.py", "--add", "application.py"],
                        capture_output=True, text=True, cwd=ex, timeout=60)
     assert p.returncode == 0, p.stderr
     names = [l.split("->")[1].split()[0] for l in p.stdout.splitlines() if "->" in l]
-    assert names == ["ticketq_core.py", "ticketq.py", "ticketq_deadline.py", "ticketq_wait.py",
+    assert names == ["ticketq/core.py", "ticketq/__init__.py", "ticketq/ticks.py",
                      "main.py", "application.py"], p.stdout
     assert "worker" not in p.stdout and "board.py  " not in p.stdout
 
@@ -62,7 +63,7 @@ def test_the_microbit_gets_the_library_without_its_version_line():
     deploy = _deploy()
     for name in ("microbit", "rp2", "esp32", "host"):
         prof = deploy.read_profile(name)
-        item = [i for i in deploy.plan(prof) if i.name == "ticketq.py"]
+        item = [i for i in deploy.plan(prof) if i.name == "ticketq/__init__.py"]
         if not item:  # an .mpy board: compiled from the file as it is
             assert prof.get("MPY") and "DROP" not in prof, name
             continue
@@ -70,8 +71,9 @@ def test_the_microbit_gets_the_library_without_its_version_line():
         assert ("__version__" in text) == (name != "microbit"), name
         # ticketq.WHY's assignment and the `as e` that feeds it: not on the micro:bit
         assert ("WHY = str(e)" in text and " as e:" in text) == (name != "microbit"), name
-        assert ("from ticketq_viper import TicketQueue, PATH, WHY" in text) == (name != "microbit")
-        assert "from ticketq_core import TicketQueue" in text  # the queue itself: ticketq_core.py
+        assert ("from ticketq.viper import TicketQueue, PATH, WHY" in text) == (name != "microbit")
+        assert "from ticketq.core import TicketQueue" in text  # the queue itself: ticketq/core.py
+        assert '"""' not in text and "A *ticket* is" not in text  # no docstring on a source board
     board = [i for i in deploy.plan(deploy.read_profile("microbit")) if i.name == "board.py"][0]
     assert "DROP" not in deploy.payload(board).decode()
 
@@ -87,7 +89,7 @@ def test_bad_options_are_usage_errors_before_any_board_is_reached(tmp_path=None)
     d = str(tmp_path) if tmp_path else tempfile.mkdtemp()
     open(os.path.join(d, "ticketq.py"), "w").close()
     for args, want in ((["--add", "nope.py"], "--add nope.py: no such file"),
-                       (["--add", "ticketq.py"], "both land as ticketq.py"),
+                       (["--add", "ticketq.py"], "both import as ticketq"),
                        (["--retries", "-1"], "--retries"),
                        (["--timeout", "-5"], "--timeout"),
                        (["--timeout", "nan"], "--timeout")):
@@ -118,20 +120,25 @@ def test_a_file_that_is_not_a_profile_is_named_not_a_traceback(tmp_path=None):
 
 
 def test_an_added_module_may_not_shadow_a_profiles_mpy():
-    # On rp2 the profile puts ticketq.mpy on; `--add lib/ticketq.py` put ticketq.py beside
-    # it, which MicroPython imports first (.py before .mpy): the board ran the stripped
-    # source, without the .mpy's RAM saving, and nothing said so. The same module under two
-    # names is refused like two files under one name, before any board is reached.
+    # On rp2 the profile puts ticketq/core.mpy on; `--add lib/ticketq/core.py` would put
+    # ticketq/core.py beside it, which MicroPython imports first (.py before .mpy): the board
+    # would run the stripped source, without the .mpy's RAM saving, and nothing said so. The
+    # same module under two names is refused like two files under one name, before any
+    # board is reached; so is a flat shim's twin.
     deploy = _deploy()
     prof = deploy.read_profile("rp2")
     assert prof.get("MPY")
     lib = os.path.join(deploy.ROOT, "lib")
     e = raises(deploy.DeployError, lambda: deploy.plan(prof, mpy=True, lib_only=True,
-                                                       add=[os.path.join(lib, "ticketq.py")]))
-    assert "both import as ticketq" in str(e), str(e)
-    # a module the profile leaves off goes on as before (docs/boards.md: --add lib/ticketq_lanes.py)
-    items = deploy.plan(prof, mpy=True, lib_only=True, add=[os.path.join(lib, "ticketq_lanes.py")])
-    assert "ticketq_lanes.py" in [i.name for i in items]
+                                                       add=[os.path.join(lib, "ticketq", "core.py")]))
+    assert "both import as ticketq.core" in str(e), str(e)
+    e = raises(deploy.DeployError, lambda: deploy.plan(prof, mpy=True, lib_only=True,
+                                                       add=[os.path.join(lib, "ticketq_audit.py")]))
+    assert "both import as ticketq_audit" in str(e), str(e)
+    # a module the profile leaves off goes on at its place in the package
+    # (docs/boards.md: --add lib/ticketq/lanes.py)
+    items = deploy.plan(prof, mpy=True, lib_only=True, add=[os.path.join(lib, "ticketq", "lanes.py")])
+    assert ("ticketq/lanes.py", "stripped") in [(i.name, i.kind) for i in items]
 
 
 def test_boards_md_says_which_profile_modules_the_worker_does_not_import():
@@ -153,18 +160,75 @@ def test_boards_md_says_which_profile_modules_the_worker_does_not_import():
         return out
 
     root = deploy.ROOT
+    sys_path = __import__("sys").path
+    sys_path.insert(0, os.path.join(root, "tools"))
+    from ticketq_tools import libnames
+
     seen = set()
     todo = [os.path.join(root, "firmware", f) for f in ("worker.py", "shell.py", "workload.py")]
     while todo:
         for m in imports(todo.pop()):
-            p = os.path.join(root, "lib", m + ".py")
-            if m not in seen and os.path.exists(p):
-                seen.add(m)
-                todo.append(p)
+            parts = m.split(".")
+            for k in range(1, len(parts) + 1):  # `import ticketq.ticks` imports ticketq too
+                p = libnames.file_of(".".join(parts[:k]))
+                if ".".join(parts[:k]) not in seen and p:
+                    seen.add(".".join(parts[:k]))
+                    todo.append(os.path.join(root, p))
+    assert {"ticketq", "ticketq.core", "ticketq.ticks"} <= seen, seen
     with open(os.path.join(root, "docs", "boards.md")) as f:
         text = " ".join(f.read().split())
     for name in ("rp2", "esp32", "host"):
         for f in deploy.read_profile(name)["FILES"]:
-            m = os.path.basename(f)[:-3]
-            if f.startswith("lib/") and m not in seen and m != "ticketq_viper":
+            if not f.startswith("lib/"):
+                continue
+            m = libnames.module_name(f)
+            if m.startswith("ticketq_"):  # a deprecated 0.1.0 name: named on the page as such
+                assert "`%s`" % m in text, (name, m)
+            elif m not in seen and m != libnames.VIPER:
                 assert "`%s` (not imported by the worker" % m in text, (name, m)
+
+
+def test_deploy_makes_the_package_folder_on_a_board_with_folders(tmp_path=None):
+    # tools/deploy.py on a board with a file system of folders: the unix port's REPL standing
+    # in for one (tools/mpunix.py's board(), over mpremote as a real board). The package's
+    # modules go into a ticketq/ folder it makes there, stripped of docstrings, verified;
+    # a second deploy finds them unchanged; then an interpreter started in that folder
+    # imports the package and its modules from it.
+    deploy = _deploy()
+    import subprocess
+    import tempfile
+
+    from ticketq_tools import mpunix
+
+    exe = mpunix.find()[0]
+    if not exe:
+        skip("no MicroPython unix port here (tools/mpunix.py --where)")
+    try:
+        import mpremote  # noqa: F401
+    except ImportError:
+        skip("mpremote is not installed (tools/setup)")
+    home = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+    # stripped source, no MARCH (any port takes it); a few files, each write is slow here
+    prof = {"NAME": "t", "MPY": False, "_path": "/nonexistent/board.py",
+            "FILES": ["lib/ticketq/core.py", "lib/ticketq/__init__.py", "lib/ticketq/ticks.py",
+                      "lib/ticketq_heap.py"]}
+    logs = []
+    with mpunix.board(home) as url:
+        with deploy.Board(url, soft_reset=False) as b:  # a soft reset would end the unix port
+            res = deploy.deploy(b, prof, lib_only=True, log=logs.append)
+            again = deploy.deploy(b, prof, lib_only=True, log=logs.append)
+            on_board = b.files()
+    names = [r.name for r in res]
+    assert "ticketq/__init__.py" in names and "ticketq/core.py" in names and "ticketq_heap.py" in names, names
+    assert all(r.status.startswith("written") for r in res), res
+    assert [r.status for r in again] == ["unchanged"] * len(again), again
+    assert set(names) <= set(on_board), (names, on_board)
+    with open(os.path.join(home, "ticketq", "__init__.py")) as f:
+        text = f.read()
+    assert '"""' not in text and "from ticketq.core import" in text  # stripped, the code kept
+    code = ("import ticketq\nfrom ticketq.ticks import Deadline\nq = ticketq.TicketQueue(4)\n"
+            "q.push(3, ticketq.HIGH)\nprint(q.pop(), ticketq.__file__, Deadline(10).expired())")
+    env = dict(os.environ, MICROPYPATH="")  # only the folder itself: "" on sys.path is the cwd
+    p = subprocess.run([exe, "-c", code], cwd=home, env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["3", "ticketq/__init__.py", "False"], p.stdout  # from the folder (cwd)

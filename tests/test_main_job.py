@@ -212,7 +212,7 @@ def test_board_session_prints_the_same_lines_as_the_firmware():
     w, lines = _board_session(board, path)
     want = _cpython(path)
     # heap line, job kinds line, then exactly the firmware's lines
-    assert lines[0].startswith("== heap free: 5000 B after a soft reset, after import ticketq_core 5000 B")
+    assert lines[0].startswith("== heap free: 5000 B after a soft reset, after import ticketq.core 5000 B, after import ticketq 5000 B")
     assert lines[1].startswith("== job kinds consensus, handoff, sync, telemetry: sent from firmware/workload.py")
     assert lines[2:] == want
     assert w.ran == 106
@@ -274,7 +274,7 @@ def test_board_memoryerror_or_silence_stops_the_run():
     assert e.code == run.NO_RAM
     msg = str(e)
     assert msg.startswith("does not fit: import worker (? B of source on the board) raised MemoryError"), msg
-    assert "5000 B of heap were free before it (after import ticketq_deadline), 5000 B after a gc.collect()" in msg
+    assert "5000 B of heap were free before it (after import ticketq.ticks), 5000 B after a gc.collect()" in msg
     # a board that stops answering stops the run too (never a hang)
     e = raises(run.Stop, _board_session, _FakeBoard(hang_on="w.step()"), _paths()[2])
     assert e.code == run.FAILED

@@ -18,7 +18,7 @@ def _mcu():
 STREAM = "STREAM 03f63172 12661f59 3000"
 
 
-def lines(path="viper", tq="ticketq.py", tv="ticketq_viper.py", why="-", tests=("PASS m.test_a",)):
+def lines(path="viper", tq="ticketq/__init__.py", tv="ticketq/viper.py", why="-", tests=("PASS m.test_a",)):
     return ["ROUTE %s %s %s 4" % (path, tq, tv), "WHY %s" % why, STREAM] + list(tests) + [
         "%d passed, %d failed, 0 skipped" % (sum(t.startswith("PASS") for t in tests),
                                              sum(t.startswith("FAIL") for t in tests))]
@@ -34,16 +34,16 @@ def test_a_clean_frozen_run_passes():
 def test_a_module_from_the_wrong_place_fails_the_route():
     mcu = _mcu()
     r = mcu.Run("armv7m", "mount", "viper", ["m"])
-    mcu.parse(r, lines(), 0)  # bare names: the frozen modules, not the mounted source
+    mcu.parse(r, lines(), 0)  # frozen names (ticketq/__init__.py): not the mounted source
     assert r.failed and any("not the mount route" in p for p in r.problems)
     r = mcu.Run("armv7m", "mount", "viper", ["m"])
-    mcu.parse(r, lines(tq="/remote/ticketq.py", tv="/remote/ticketq_viper.py"), 0)
+    mcu.parse(r, lines(tq="/remote/ticketq/__init__.py", tv="/remote/ticketq/viper.py"), 0)
     assert not r.failed
 
 
 def test_bytecode_in_a_viper_run_fails_except_where_documented_with_a_reason():
     mcu = _mcu()
-    why = "ticketq_viper self-check: took an argument too many"
+    why = "ticketq.viper: self-check failed: _bind took an argument too many"
     r = mcu.Run("armv7m", "frozen", "viper", ["m"])
     mcu.parse(r, lines(path="bytecode", why=why), 0)
     assert r.failed and "not 'viper'" in r.problems[0]
@@ -70,8 +70,8 @@ def test_outcomes_that_differ_between_routes_are_reported():
     a = mcu.Run("armv6m", "mpy", "viper", ["m"])
     b = mcu.Run("rv32imc", "mount", "viper", ["m"])
     c = mcu.Run("armv7m", "frozen", "bytecode", ["m"])
-    mcu.parse(a, lines(tq="/remote/ticketq.mpy", tv="/remote/ticketq_viper.mpy"), 0)
-    mcu.parse(b, lines(tq="/remote/ticketq.py", tv="/remote/ticketq_viper.py", tests=("SKIP m.test_a: no",)), 0)
+    mcu.parse(a, lines(tq="/remote/ticketq/__init__.mpy", tv="/remote/ticketq/viper.mpy"), 0)
+    mcu.parse(b, lines(tq="/remote/ticketq/__init__.py", tv="/remote/ticketq/viper.py", tests=("SKIP m.test_a: no",)), 0)
     mcu.parse(c, lines(path="bytecode", tv="blocked", tests=("SKIP m.test_a: forced",)), 0)
     diffs = mcu.compare([a, b, c])
     assert set(diffs) == {"m.test_a"} and set(diffs["m.test_a"]) == {a.name, b.name}  # c: the other path
@@ -79,6 +79,6 @@ def test_outcomes_that_differ_between_routes_are_reported():
 
 def test_the_firmware_key_follows_the_frozen_sources():
     mcu = _mcu()
-    assert "lib/ticketq_viper.py" in mcu.frozen_sources(True)
-    assert "lib/ticketq_viper.py" not in mcu.frozen_sources(False)
-    assert set(mcu.frozen_sources(True)) - set(mcu.frozen_sources(False)) == {"lib/ticketq_viper.py"}
+    assert "lib/ticketq/viper.py" in mcu.frozen_sources(True)
+    assert "lib/ticketq/viper.py" not in mcu.frozen_sources(False)
+    assert set(mcu.frozen_sources(True)) - set(mcu.frozen_sources(False)) == {"lib/ticketq/viper.py"}

@@ -67,7 +67,7 @@ def test_the_example_application_starts_at_boot(tmp_path=None):
     try:
         import mpremote  # noqa: F401
         emu.find_qemu()
-        import firmware
+        from ticketq_tools import firmware
         hex_path = firmware.firmware_hex(log=lambda s: None)
     except (ImportError, emu.EmuError, firmware.BuildError) as e:
         skip("no emulated micro:bit with ticketq's firmware here (%s): tools/setup installs it" % e)

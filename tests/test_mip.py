@@ -51,17 +51,22 @@ def _check_installed(root, exe, home, lib):
 
     with open(os.path.join(root, "package.json")) as f:
         pkg = json.load(f)
-    assert sorted(os.listdir(lib)) == sorted(dest for dest, _ in pkg["urls"])
+    got = []
+    for d, _, files in os.walk(lib):  # the package lands as a folder: ticketq/__init__.py ...
+        got += [os.path.relpath(os.path.join(d, f), lib).replace(os.sep, "/") for f in files]
+    assert sorted(got) == sorted(dest for dest, _ in pkg["urls"])
+    assert "ticketq/__init__.py" in got and "ticketq/viper.py" in got
     for dest, src in pkg["urls"]:
         with open(os.path.join(lib, dest), "rb") as a, open(os.path.join(root, src), "rb") as b:
             assert a.read() == b.read(), dest
     env = dict(os.environ, HOME=home)
     env.pop("MICROPYPATH", None)  # the port's default path: ~/.micropython/lib is on it
     code = ("import ticketq\nq = ticketq.TicketQueue(4)\nq.push(5, ticketq.LOW)\nq.push(6, ticketq.HIGH)\n"
+            "from ticketq.ticks import Deadline\nimport ticketq_lanes\n"
             "print(ticketq.__version__, ticketq.__file__, q.pop(), q.pop())")
     p = subprocess.run([exe, "-c", code], cwd=home, env=env, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.split() == [pkg["version"], os.path.join(lib, "ticketq.py"), "6", "5"], p.stdout
+    assert p.stdout.split() == [pkg["version"], os.path.join(lib, "ticketq", "__init__.py"), "6", "5"], p.stdout
 
 
 def test_mpremote_mip_install_from_a_checkout(tmp_path=None):

@@ -1,5 +1,5 @@
 # tools/mpunix.py's header names the hot path ticketq really runs there, asked of ticketq
-# itself: a 64-bit unix port's default is the bytecode path (ticketq_viper refuses to load
+# itself: a 64-bit unix port's default is the bytecode path (ticketq.viper refuses to load
 # there), which the header called "default (viper)". CPython only (pytest): nothing but
 # support is imported at the top, so the MicroPython runners skip this module.
 from support import skip, IS_MICROPYTHON
@@ -81,3 +81,22 @@ def test_quiet_leaves_out_pass_and_skip_lines_but_keeps_the_count():
     assert not [l for l in lines if l.startswith(("PASS ", "SKIP "))], lines
     r = _mpunix(fake, "a")
     assert "SKIP a.test_y: why" in r.stdout.splitlines()
+
+
+def test_mprun_blocks_the_viper_module_the_tools_name():
+    # tests/mprun.py --bytecode (the unix-bytecode stage) must block the very module the host
+    # tools block (ticketq_tools.libnames, read from manifest.py): a stale name there (the
+    # flat ticketq_viper of 0.1.0) would let the viper path run in the bytecode stage.
+    if IS_MICROPYTHON:
+        skip("reads tests/mprun.py on CPython")
+    import os
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(root, "tools"))
+    from ticketq_tools import libnames
+
+    with open(os.path.join(root, "tests", "mprun.py")) as f:
+        text = f.read()
+    line = libnames.block_viper()
+    assert line and line.replace("'", '"') in text, (line, "not in tests/mprun.py")

@@ -11,7 +11,10 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..") if not IS_
 
 
 def lib_modules():
-    return sorted(os.path.basename(p) for p in glob.glob(os.path.join(ROOT, "lib", "*.py")))
+    # every module of lib/, as its path under lib/: the package's (ticketq/core.py ...) and
+    # the deprecated flat shims (ticketq_lanes.py ...)
+    return sorted(os.path.relpath(p, os.path.join(ROOT, "lib")).replace(os.sep, "/")
+                  for p in glob.glob(os.path.join(ROOT, "lib", "*.py")) + glob.glob(os.path.join(ROOT, "lib", "*", "*.py")))
 
 
 def test_package_json_lists_every_library_module():
@@ -25,14 +28,55 @@ def test_package_json_lists_every_library_module():
     assert pkg["version"]
 
 
-def test_manifest_freezes_every_library_module():
+def _manifestfile(tmp):
+    # MicroPython's own manifest reader (tools/manifestfile.py of the 1c3c201 tarball in
+    # ../shared/mcu, what tools/mcu.py builds with), or None where that tarball is absent
+    import sys
+    import tarfile
+
+    tarball = os.environ.get("TICKETQ_MCU_TARBALL") or os.path.join(ROOT, "..", "shared", "mcu", "micropython-1c3c201.tar.xz")
+    if not os.path.isfile(tarball):
+        return None
+    with tarfile.open(tarball) as t:
+        m = [n for n in t.getnames() if n.endswith("/tools/manifestfile.py")][0]
+        with open(os.path.join(tmp, "manifestfile.py"), "wb") as f:
+            f.write(t.extractfile(m).read())
+    sys.path.insert(0, tmp)
+    try:
+        import manifestfile
+    finally:
+        sys.path.remove(tmp)
+    return manifestfile
+
+
+def test_manifest_freezes_every_library_module(tmp_path=None):
+    # the package (ticketq/...), read by ticketq_tools.libnames (what every
+    # tool freezes by) and, where the tarball is here, by MicroPython's manifestfile.py;
+    # the viper module (and its old name) only with viper=True
     if IS_MICROPYTHON:
         skip("reads the repository's files (host only)")
-    with open(os.path.join(ROOT, "manifest.py")) as f:
-        tree = ast.parse(f.read())
-    frozen = [c.args[0].value for c in ast.walk(tree)
-              if isinstance(c, ast.Call) and getattr(c.func, "id", "") == "module"]
-    assert sorted(frozen) == lib_modules()
+    import sys
+
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    from ticketq_tools import libnames
+
+    # the package only: the flat shims are not frozen (manifest.py: their C symbols would
+    # collide with the package modules' in mpy-tool's output)
+    every = ["lib/" + m for m in lib_modules() if m.startswith("ticketq/")]
+    viper = ["lib/ticketq/viper.py"]
+    assert libnames.manifest_files(True) == every
+    assert libnames.manifest_files(False) == sorted(set(every) - set(viper))
+    assert libnames.VIPER == "ticketq.viper" and libnames.block_viper() == "sys.modules['ticketq.viper'] = None"
+    import tempfile
+
+    mf = _manifestfile(str(tmp_path) if tmp_path else tempfile.mkdtemp())
+    if mf is None:
+        return
+    for v in (True, False):
+        m = mf.ManifestFile(mf.MODE_FREEZE, {"MPY_DIR": ROOT})
+        m.include(os.path.join(ROOT, "manifest.py"), viper=v)
+        got = sorted(r.target_path for r in m.files())
+        assert got == sorted(x[4:] for x in libnames.manifest_files(v)), (v, got)
 
 
 def test_install_names_the_micropython_that_reads_this_manifest():

@@ -1,4 +1,4 @@
-# The two hot paths of ticketq (ticketq.pyi, "Hot paths"): which one runs where, and the
+# The two hot paths of ticketq (ticketq's docstring, "Hot paths"): which one runs where, and the
 # viper class against the bytecode class on seeded streams of every operation, bad
 # arguments, renumbering, aging and a trace included. tools/test runs the unix port twice,
 # with the viper default and with the bytecode path forced (tests/mprun.py --bytecode), so
@@ -14,7 +14,7 @@ from support import IS_MICROPYTHON, skip
 def forced():
     # tests/mprun.py --bytecode blocks the viper module this way before importing ticketq
     mods = getattr(sys, "modules", None)
-    return mods is not None and "ticketq_viper" in mods and mods["ticketq_viper"] is None
+    return mods is not None and "ticketq.viper" in mods and mods["ticketq.viper"] is None
 
 
 def viper_expected():
@@ -121,7 +121,7 @@ def test_viper_and_bytecode_agree_on_every_operation():
 
 
 class Broken:
-    # Stands for a ticketq_viper that fails to load: reading any name from it raises what a
+    # Stands for a ticketq.viper that fails to load: reading any name from it raises what a
     # port without the emitter, or a corrupt or foreign .mpy, raises while importing it.
     def __init__(self, e):
         self.e = e
@@ -130,30 +130,30 @@ class Broken:
         raise self.e
 
 
-NONE = object()  # reimport: no sys.modules entry for ticketq_viper
+NONE = object()  # reimport: no sys.modules entry for ticketq.viper
 
 
 def reimport(viper):
-    # A fresh `import ticketq` with sys.modules["ticketq_viper"] set to `viper` (NONE: no
+    # A fresh `import ticketq` with sys.modules["ticketq.viper"] set to `viper` (NONE: no
     # entry); sys.modules is put back as it was, so the other test modules keep the
     # ticketq they imported.
     mods = sys.modules
     old = mods["ticketq"]
-    had = "ticketq_viper" in mods
-    was = mods.get("ticketq_viper")
+    had = "ticketq.viper" in mods
+    was = mods.get("ticketq.viper")
     if viper is not NONE:
-        mods["ticketq_viper"] = viper
+        mods["ticketq.viper"] = viper
     elif had:
-        del mods["ticketq_viper"]
+        del mods["ticketq.viper"]
     del mods["ticketq"]
     try:
         return __import__("ticketq")
     finally:
         mods["ticketq"] = old
-        if "ticketq_viper" in mods:
-            del mods["ticketq_viper"]
+        if "ticketq.viper" in mods:
+            del mods["ticketq.viper"]
         if had:
-            mods["ticketq_viper"] = was
+            mods["ticketq.viper"] = was
 
 
 def bytecode_in_use(t):
@@ -179,24 +179,31 @@ def test_any_failure_to_load_the_viper_module_keeps_the_bytecode_path():
 
 
 def test_a_viper_module_that_raises_while_it_runs_keeps_the_bytecode_path():
-    # The same through a real file on sys.path whose code raises, where there is a
-    # filesystem to write it to (CPython, the unix port).
+    # The same through a real file whose code raises, where there is a filesystem to write
+    # it to (CPython, the unix port): a copy of the package's __init__ in a folder first on
+    # sys.path, beside a viper.py that raises (ticketq.core stays the one imported).
     if getattr(sys, "modules", None) is None:
         skip("no sys.modules here (micro:bit 1.9.2): cannot inject a module")
     try:
         import os
+        if not ticketq.__file__.endswith(".py"):  # an .mpy or a frozen module: no source here
+            raise OSError("ticketq is %s" % ticketq.__file__)
+        with open(ticketq.__file__) as f:
+            init = f.read()
         d = "build/broken_viper" if IS_MICROPYTHON else None
         if d is None:
             import tempfile
             d = tempfile.mkdtemp()
-        for p in ("build", d):
+        for p in ("build", d, d + "/ticketq"):
             try:
                 os.mkdir(p)
             except OSError:
                 pass
-        f = open(d + "/tqviper.py", "w")
-    except (ImportError, OSError) as e:
-        skip("no filesystem to write a module to here (%s)" % e)
+        with open(d + "/ticketq/__init__.py", "w") as f:
+            f.write(init)
+        f = open(d + "/ticketq/viper.py", "w")
+    except (ImportError, OSError, AttributeError) as e:
+        skip("no filesystem to write a module to here, or no source of ticketq (%s)" % e)
     f.write("raise ValueError('incompatible .mpy file')\n")
     f.close()
     sys.path.insert(0, d)
@@ -204,14 +211,15 @@ def test_a_viper_module_that_raises_while_it_runs_keeps_the_bytecode_path():
         t = reimport(NONE)  # no entry: the import finds the file first on sys.path
     finally:
         sys.path.pop(0)
-    assert bytecode_in_use(t), t.PATH
+    assert bytecode_in_use(t) and "incompatible" in t.WHY, (t.PATH, t.WHY)
 
 
 def test_importing_the_viper_module_first_still_gives_the_viper_path():
-    # `import ticketq_viper` before `import ticketq` (e.g. for tqviper.BytecodeQueue):
-    # ticketq, imported by it, met the module half made and kept the bytecode class, for the
-    # whole program, silently. Now the viper module stands on ticketq_core alone (no circle)
-    # and a later `import ticketq` swaps its class in.
+    # `import ticketq.viper` before `import ticketq` (e.g. for tqviper.BytecodeQueue): in
+    # 0.1.0 ticketq, imported by the flat ticketq_viper, met it half made and kept the
+    # bytecode class, for the whole program, silently. Now the viper module stands on
+    # ticketq.core alone (no circle): importing it first runs the package's __init__, which
+    # swaps its class in.
     if forced():
         skip("bytecode path forced")
     if getattr(sys, "modules", None) is None:
@@ -221,15 +229,16 @@ def test_importing_the_viper_module_first_still_gives_the_viper_path():
     if ticketq.PATH != "viper":
         skip("no viper path here: the bytecode path is the only one")
     mods = sys.modules
-    old = (mods["ticketq"], mods["ticketq_viper"])
+    old = (mods["ticketq"], mods["ticketq.viper"])
     del mods["ticketq"]
-    del mods["ticketq_viper"]
+    del mods["ticketq.viper"]
     try:
-        v = __import__("ticketq_viper")
-        assert "ticketq" not in mods  # ticketq_viper imports ticketq_core only
-        t = __import__("ticketq")
+        __import__("ticketq.viper")
+        v = mods["ticketq.viper"]
+        t = mods["ticketq"]
+        assert v is not old[1] and t is not old[0]
     finally:
-        mods["ticketq"], mods["ticketq_viper"] = old
+        mods["ticketq"], mods["ticketq.viper"] = old
     assert t.PATH == "viper" and t.TicketQueue is v.TicketQueue, t.PATH
     q = t.TicketQueue(4)
     q.push(5, 1)
@@ -238,7 +247,7 @@ def test_importing_the_viper_module_first_still_gives_the_viper_path():
 
 
 def test_aging_reassigned_to_a_non_int_on_each_path():
-    # ticketq.pyi, TicketQueue.aging: the assignment is not checked. The viper class refuses
+    # ticketq/__init__.pyi, TicketQueue.aging: the assignment is not checked. The viper class refuses
     # a non-int at the assignment; the bytecode class stores it, and then None (like 0)
     # turns aging off without a word, a float ages on its own arithmetic, and a str fails
     # in the pop after it is loaded into the count, after that pop's ticket has left the queue.
@@ -270,6 +279,6 @@ def test_aging_reassigned_to_a_non_int_on_each_path():
     if not IS_MICROPYTHON:  # the stub says so
         import os
         with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib",
-                               "ticketq.pyi")) as f:
+                               "ticketq", "__init__.pyi")) as f:
             text = " ".join(f.read().split())
-        assert "None turns aging off" in text, "ticketq.pyi: aging reassigned to None"
+        assert "None turns aging off" in text, "ticketq/__init__.pyi: aging reassigned to None"

@@ -1,6 +1,6 @@
-# One version everywhere (issue 13): ticketq.__version__ (lib/ticketq.py), package.json
-# (mip), manifest.py (frozen builds) and the pip package (pyproject.toml takes it from
-# lib/ticketq.py; tests/test_pip_package.py builds it), with a CHANGELOG.md section for it
+# One version everywhere (issue 13): ticketq.__version__ (lib/ticketq/__init__.py),
+# package.json (mip), manifest.py (frozen builds) and the pip package (pyproject.toml takes
+# it from lib/ticketq/__init__.py; tests/test_pip_package.py builds it), with a CHANGELOG.md section for it
 # and the license named in README.md as in LICENSE. CPython only (reads the repository).
 import ast
 import json
@@ -18,10 +18,10 @@ def _read(name):
 
 
 def _version_in_lib():
-    for node in ast.parse(_read(os.path.join("lib", "ticketq.py"))).body:
+    for node in ast.parse(_read(os.path.join("lib", "ticketq", "__init__.py"))).body:
         if isinstance(node, ast.Assign) and [getattr(t, "id", "") for t in node.targets] == ["__version__"]:
             return node.value.value
-    raise AssertionError("lib/ticketq.py sets no __version__")
+    raise AssertionError("lib/ticketq/__init__.py sets no __version__")
 
 
 def test_one_version_everywhere():
@@ -35,7 +35,7 @@ def test_one_version_everywhere():
     assert [k.value.value for c in calls for k in c.keywords if k.arg == "version"] == [v]
     py = _read("pyproject.toml")
     assert re.search(r'^dynamic = \["version"\]$', py, re.M) and re.search(
-        r'^\[tool\.hatch\.version\]\npath = "lib/ticketq\.py"$', py, re.M), "pyproject.toml: version from lib/ticketq.py"
+        r'^\[tool\.hatch\.version\]\npath = "lib/ticketq/__init__\.py"$', py, re.M), "pyproject.toml: version from lib/ticketq/__init__.py"
     assert re.search(r"^## %s\b" % re.escape(v), _read("CHANGELOG.md"), re.M), "CHANGELOG.md: no section for " + v
 
 

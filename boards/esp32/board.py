@@ -5,14 +5,18 @@ NAME = "esp32"
 CAPACITY = 256
 HEARTBEAT = 2  # GPIO 2: the blue LED of most DevKit boards (set None if yours has none)
 MPY = True  # mpy-cross output matching the board's sys.implementation mpy version
-MARCH = "xtensawin"  # mpy-cross -march: the native code of ticketq_viper (ESP32: Xtensa LX6, windowed)
+MARCH = "xtensawin"  # mpy-cross -march: the native code of ticketq.viper (ESP32: Xtensa LX6, windowed)
 # Xtensa (ESP32, S2, S3) is NOT proven here: no emulated target runs it. An ESP32-C3 (RISC-V)
 # needs MARCH = "rv32imc" (freeze with MPY_CROSS_FLAGS=-march=rv32imc); that ISA is proven
 # under QEMU by tools/mcu.py's rv32imc target (./tools/test).
 FILES = [
-    "lib/ticketq_core.py",
-    "lib/ticketq.py",
-    "lib/ticketq_heap.py",  # deprecated names, kept for one release (CHANGELOG)
+    "lib/ticketq/core.py",
+    "lib/ticketq/__init__.py",
+    "lib/ticketq/viper.py",
+    "lib/ticketq/ticks.py",
+    "lib/ticketq/audit.py",
+    # the 0.1.0 names of what is above: deprecated shims, kept for one release (CHANGELOG)
+    "lib/ticketq_heap.py",
     "lib/ticketq_base.py",
     "lib/ticketq_viper.py",
     "lib/ticketq_deadline.py",

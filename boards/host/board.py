@@ -7,9 +7,12 @@ CAPACITY = 256
 HEARTBEAT = None
 MPY = False
 FILES = [
-    "lib/ticketq_core.py",
-    "lib/ticketq.py",
-    "lib/ticketq_heap.py",  # deprecated names, kept for one release (CHANGELOG)
+    "lib/ticketq/core.py",
+    "lib/ticketq/__init__.py",
+    "lib/ticketq/ticks.py",
+    "lib/ticketq/audit.py",
+    # the 0.1.0 names of what is above: deprecated shims, kept for one release (CHANGELOG)
+    "lib/ticketq_heap.py",
     "lib/ticketq_base.py",
     "lib/ticketq_deadline.py",
     "lib/ticketq_ticks.py",

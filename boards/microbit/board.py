@@ -1,6 +1,9 @@
-# RETIRED (issue 23): Debian's stock hex no longer compiles the library (ticketq_core, the queue in
-# one module: MemoryError at `import ticketq`, measured; BENCHMARKS.md). Use boards/microbit-frozen
-# (ticketq's firmware). The figures below were measured with the old three-module library.
+# RETIRED (issue 23): Debian's stock hex no longer compiles the library (the queue in one
+# module: MemoryError at `import ticketq`, measured; BENCHMARKS.md), and its flat filesystem
+# cannot hold the package ticketq/ (tools/deploy.py refuses it: no folders). Use
+# boards/microbit-frozen (ticketq's firmware). The figures below were measured with the old
+# three-module flat library; FILES names the package's files the worker imports, for the
+# host tools that still read this profile (type checks, the stripped-source size plans).
 # Board profile: BBC micro:bit v1 (nRF51822, 16 KB RAM, ~10 KB MicroPython heap), running
 # MicroPython 1.9.2 (Debian's firmware-microbit-micropython; the QEMU "microbit" machine).
 # Constants only: the worker imports this file on the board as `board`, host tools read it
@@ -36,10 +39,9 @@ CAPACITY = 32  # queue slots: 256 bytes of queue arrays, 34-slot job table
 HEARTBEAT = "microbit"  # the centre pixel of the 5x5 LED display (microbit.display)
 MPY = False
 FILES = [  # what the worker imports, in the order to import them at the REPL
-    "lib/ticketq_core.py",
-    "lib/ticketq.py",
-    "lib/ticketq_deadline.py",
-    "lib/ticketq_wait.py",  # pop_until: fits at the REPL, not beside an application at boot (docs/microbit.md)
+    "lib/ticketq/core.py",
+    "lib/ticketq/__init__.py",
+    "lib/ticketq/ticks.py",
     "firmware/worker.py",
     "boards/microbit/board.py",
 ]

@@ -149,7 +149,7 @@ def stats(conn, cpu0, jobs):
 # ---- ticketq's side
 
 def tq_queue(conn, name):
-    from ticketq_fleet import FleetQueue
+    from ticketq.fleet import FleetQueue
 
     return FleetQueue(conn, name, 1 << 24, 0, 0, 8)
 
@@ -176,7 +176,7 @@ def tq_consume(q, conc):
     done = 0
     toks = []
     if not hasattr(q, "ack_pop"):  # an older ticketq (--root): pop + ack, one in flight
-        from ticketq_base import QueueEmpty
+        from ticketq import QueueEmpty
 
         while 1:
             try:

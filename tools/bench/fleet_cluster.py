@@ -53,7 +53,7 @@ def names(nodes, q):
 
 def worker(port, mine, n, barrier, done):
     from redis.cluster import RedisCluster
-    from ticketq_fleet import FleetQueue
+    from ticketq.fleet import FleetQueue
 
     conn = RedisCluster(host="127.0.0.1", port=port)
     qs = [FleetQueue(conn, name) for name in mine]
@@ -76,7 +76,7 @@ def worker(port, mine, n, barrier, done):
 
 
 def measure(cluster, nodes, queues, procs, n):
-    from ticketq_fleet import FleetQueue
+    from ticketq.fleet import FleetQueue
 
     conn = cluster.client()
     qn = names(nodes, queues)

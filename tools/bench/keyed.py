@@ -70,7 +70,7 @@ def fcall_usec(conn):
 
 def fill(conn, q, lanes, per=1, batch=2000):
     # `per` tickets in each of lanes keys 0..lanes-1, pipelined, no replay records
-    import ticketq_fleet
+    import ticketq.fleet as ticketq_fleet
 
     fn = "tq%d_kpush" % ticketq_fleet.VERSION
     todo = [k for _ in range(per) for k in range(lanes)]
@@ -98,7 +98,7 @@ def timed(conn, fn, n):
 
 
 def lanes_row(conn, L, n, repeat, seed):
-    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq.fleet import FleetLaneQueue
 
     q = FleetLaneQueue(conn, "keyed-%d" % L, CAP)
     q.push(0, 1, "warm")  # the queue's constant keys and records exist before the baseline
@@ -145,7 +145,7 @@ def lanes_row(conn, L, n, repeat, seed):
            "pairs_per_s": statistics.median(pair_rate),
            "bytes_per_lane": (grown - base) / float(L), "key_bytes_per_lane": (kgrown - kbase) / float(L)}
     # drain: every ticket popped (pipelined kpop, no replay records), then memory again
-    import ticketq_fleet
+    import ticketq.fleet as ticketq_fleet
 
     fn = "tq%d_kpop" % ticketq_fleet.VERSION
     while True:
@@ -162,7 +162,7 @@ def lanes_row(conn, L, n, repeat, seed):
 
 
 def plain_bytes(conn, L):
-    from ticketq_fleet import FleetQueue, VERSION
+    from ticketq.fleet import FleetQueue, VERSION
 
     q = FleetQueue(conn, "plain-%d" % L, CAP)
     q.push(0, 1)
@@ -180,7 +180,7 @@ def plain_bytes(conn, L):
 
 def skewed(conn, pushes, others, hot_w=1, seed=7):
     # docs/lanes.md's wait bound on a skewed workload, every ticket of every other lane
-    from ticketq_fleetlanes import FleetLaneQueue
+    from ticketq.fleet import FleetLaneQueue
 
     q = FleetLaneQueue(conn, "skewed-%d-%d" % (others, hot_w), CAP)
     if hot_w != 1:

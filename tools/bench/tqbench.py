@@ -127,8 +127,8 @@ def t_tq(q, n, b):
 
 
 def mk_tqb(cap, fill):
-    # the bytecode class that ticketq_viper subclasses (ticketq.pyi, "Hot paths")
-    from ticketq_viper import BytecodeQueue
+    # the bytecode class that ticketq.viper subclasses (ticketq's docstring, "Hot paths")
+    from ticketq.viper import BytecodeQueue
     q = BytecodeQueue(cap)
     for j in range(fill):
         q.push(j, CLS[(j * 5) & 63])

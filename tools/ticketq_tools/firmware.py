@@ -11,7 +11,9 @@ boards/microbit-frozen/board.py's FROZEN frozen into flash as 1.9.2 bytecode.
 The .hex is what a user drags onto the MICROBIT drive (docs/microbit.md). Steps:
 1. the 1.9.2 `mpy-cross` from ../shared/mcu/micropython-1.9.2.tar.xz (built once, cached);
 2. each FROZEN file stripped (tools/deploy.py's strip_source, board.py as the board gets
-   it) and compiled with it (`mpy-cross -s NAME.py`): .mpy version 2, the port's defaults;
+   it) and compiled with it (`mpy-cross -s NAME.py`, NAME the name it imports by: the
+   package's modules with their folder, `-s ticketq/core.py`; 1.9.2 imports a frozen
+   package, BENCHMARKS.md): .mpy version 2, the port's defaults;
 3. 1.9.2's tools/mpy-tool.py freezes them to C against the port's own qstr table (its QDEF
    lines: `-q` cannot read that header), the new qstr pool's "allocated entries" cut to its
    used entries (left larger, the first name made at run time would reserve ~886 B of heap);
@@ -145,7 +147,7 @@ def frozen_source(path, prof):
         text = f.read()
     if os.path.basename(path) == "board.py":
         return deploy.profile_for_board(text, path)
-    lib = os.path.dirname(path) == os.path.join(ROOT, "lib")
+    lib = os.path.abspath(path).startswith(os.path.join(ROOT, "lib") + os.sep)
     return deploy.strip_source(text, path, prof.get("DROP", ()) if lib else ())
 
 
@@ -155,9 +157,14 @@ def freeze_c(prof, work, log):
     mpys = []
     sizes = {}
     os.makedirs(work, exist_ok=True)
+    from ticketq_tools import deploy
+
     for path in frozen_files(prof):
-        name = os.path.basename(path)
+        # frozen by the name it imports as: a package module with its folder
+        # ("ticketq/core.py": `import ticketq.core`), anything else by its base name
+        name = deploy.board_name(os.path.relpath(path, ROOT))
         src = os.path.join(work, name)
+        os.makedirs(os.path.dirname(src), exist_ok=True)
         with open(src, "w", encoding="utf-8") as f:
             f.write(frozen_source(path, prof))
         out = src[:-3] + ".mpy"

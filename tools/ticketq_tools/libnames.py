@@ -4,8 +4,8 @@ that knows lib/'s module names. Everything is read from the checkout, never spel
 - MAIN, MAIN_FILE: the import name users write (`import ticketq`) and its file, from
   pyproject.toml's [tool.hatch.version] path (the file that carries __version__);
 - manifest_files(viper): the files manifest.py freezes (its module("F", base_path="lib")
-  and package("P", base_path="lib") lines), the ones under `if options.viper:` only with
-  viper=True;
+  and package("P", files=[...], base_path="lib") calls, read with ast), the ones under
+  `if options.viper:` only with viper=True;
 - VIPER, VIPER_FILES: the viper hot path, what manifest.py freezes only with viper=True
   (its import name: what `sys.modules[VIPER] = None` blocks to force the bytecode path);
 - core_files(profile): the library files a board profile (boards/NAME/board.py FILES)
@@ -57,39 +57,68 @@ MAIN = module_name(MAIN_FILE)
 
 
 def _package_files(base, pkg):
+    # every .py under ROOT/base/pkg, as repository paths
     out = []
-    for d, dirs, files in os.walk(os.path.join(ROOT, base, pkg)):
+    for d, dirs, files in os.walk(os.path.normpath(os.path.join(ROOT, base, pkg))):
         dirs[:] = sorted(x for x in dirs if x != "__pycache__")
         out += [os.path.relpath(os.path.join(d, f), ROOT).replace(os.sep, "/") for f in sorted(files)
                 if f.endswith(".py")]
     return out
 
 
+def _manifest_calls(viper):
+    # (function name, args, keywords) of manifest.py's calls, read with ast (never exec'd):
+    # the top-level ones, and those under `if options.viper:` only with viper=True
+    import ast
+
+    def calls(body):
+        for node in body:
+            if isinstance(node, ast.If):
+                t = node.test
+                if (isinstance(t, ast.Attribute) and getattr(t.value, "id", "") == "options"
+                        and t.attr == "viper"):
+                    if viper:
+                        for c in calls(node.body):
+                            yield c
+                    continue
+                raise RuntimeError("manifest.py: an `if` libnames cannot read (only `if options.viper:`)")
+            if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+                c = node.value
+                yield (getattr(c.func, "id", ""), [ast.literal_eval(a) for a in c.args],
+                       dict((k.arg, ast.literal_eval(k.value)) for k in c.keywords))
+
+    return list(calls(ast.parse(_read(MANIFEST)).body))
+
+
 def manifest_files(viper=True):
-    """The repository paths manifest.py freezes, sorted: module("F", base_path="B") gives B/F,
-    package("P", base_path="B") every .py under B/P; lines in the `if options.viper:` block
-    only with viper=True. RuntimeError if it names none."""
-    out, in_viper = [], False
-    for line in _read(MANIFEST).splitlines():
-        if not line.strip() or line.lstrip().startswith("#"):
+    """The repository paths manifest.py freezes, sorted: module("F", base_path="B") gives B/F
+    (F may be a path in a package: "ticketq/viper.py"), package("P", base_path="B") every .py
+    under B/P, package("P", files=[...], base_path="B") B/P/ each file listed; calls in the
+    `if options.viper:` block only with viper=True. RuntimeError if it names none."""
+    out = []
+    for fn, args, kw in _manifest_calls(viper):
+        if fn not in ("module", "package"):
             continue
-        if re.match(r"if\s+options\.viper\s*:", line):
-            in_viper = True
-            continue
-        if not line[:1].isspace():
-            in_viper = False
-        m = re.match(r'\s*(module|package)\("([^"]+)",\s*base_path="([^"]+)"', line)
-        if not m or (in_viper and not viper):
-            continue
-        kind, name, base = m.groups()
-        out += [base + "/" + name] if kind == "module" else _package_files(base, name)
+        name = args[0]
+        base = kw.get("base_path", args[2] if fn == "package" and len(args) > 2 else
+                      args[1] if fn == "module" and len(args) > 1 else ".")
+        base = "" if base == "." else base.rstrip("/") + "/"
+        files = kw.get("files", args[1] if fn == "package" and len(args) > 1 else None)
+        if fn == "module":
+            out.append(base + name)
+        elif files is not None:
+            out += [base + name + "/" + f for f in files]
+        else:
+            out += _package_files(base.rstrip("/") or ".", name)
     if not out:
         raise RuntimeError("manifest.py names no module(...) or package(...)")
     return sorted(set(out))
 
 
 VIPER_FILES = sorted(set(manifest_files(True)) - set(manifest_files(False)))
-VIPER = module_name(VIPER_FILES[0]) if VIPER_FILES else None
+# the package's viper module (ticketq.viper), not its deprecated flat name beside it
+VIPER = (sorted(module_name(f) for f in VIPER_FILES if module_name(f).startswith(MAIN + "."))
+         or [module_name(f) for f in VIPER_FILES] or [None])[0]
 
 
 def block_viper():

@@ -23,20 +23,20 @@ on a SHA-256 of the tarball, manifest.py, the lib/ files it freezes, the make fl
 the compiler's version: a warm run builds nothing. Builds run `make -j2`.
 
 Install routes (how the library reaches the board):
-    frozen        frozen with viper=True (ticketq_viper frozen as native code)
+    frozen        frozen with viper=True (ticketq.viper frozen as native code)
     frozen-nv     frozen without viper (bytecode only: ticketq.PATH is "bytecode")
-    mpy           lib/*.py compiled by mpy-cross -march=TARGET (deploy.mpy_compile, the
+    mpy           lib/'s modules (the package ticketq/ and the shims) compiled by mpy-cross -march=TARGET (deploy.mpy_compile, the
                   route tools/deploy.py takes for rp2/esp32/stm32) on a firmware with nothing
                   of ticketq frozen (the frozen-nv one, mounted first on sys.path)
-    mount         lib/*.py as source over `mpremote mount`, compiled on the board
-Paths: "viper" (ticketq's default where ticketq_viper imports) and "bytecode"
-(sys.modules["ticketq_viper"] = None first, as tests/mprun.py --bytecode); frozen-nv has the
+    mount         lib/'s modules as source over `mpremote mount`, compiled on the board
+Paths: "viper" (ticketq's default where ticketq.viper imports) and "bytecode"
+(sys.modules["ticketq.viper"] = None first, as tests/mprun.py --bytecode); frozen-nv has the
 bytecode path only.
 
 The test modules run through tests/mprun.py on the board, from a folder mounted with
 `mpremote mount` that holds tests/ (and, by route, the library's .py or .mpy files, and
-firmware/); before any test, the route is checked: ticketq and ticketq_viper must come
-from where the route says (frozen: `.frozen`; mounted: `/remote`), and ticketq.PATH must
+firmware/); before any test, the route is checked: ticketq and ticketq.viper must come
+from where the route says (frozen: their frozen names, ticketq/__init__.py; mounted: `/remote`), and ticketq.PATH must
 be the path asked for.
 
 The stage (`test`, what tools/test runs): on every target, route and path
@@ -477,26 +477,27 @@ def stage_dir(target, route, dest, log=say):
             elif fn.endswith(".txt"):
                 shutil.copyfile(src, os.path.join(dest, fn))
     if route in ("mount", "mpy"):
-        for fn in sorted(os.listdir(LIB)):
-            if not fn.endswith(".py"):
-                continue
-            src = os.path.join(LIB, fn)
+        # every module of lib/ at its path under lib/: the package as ticketq/, the shims flat
+        for rel in libnames.lib_files():
+            src = os.path.join(ROOT, rel)
+            out = os.path.join(dest, rel[len("lib/"):])
+            os.makedirs(os.path.dirname(out), exist_ok=True)
             if route == "mount":
-                shutil.copyfile(src, os.path.join(dest, fn))
+                shutil.copyfile(src, out)
             else:
                 data = deploy.mpy_compile(src, march=TARGETS[target]["march"], exe=exe)
-                with open(os.path.join(dest, fn[:-3] + ".mpy"), "wb") as f:
+                with open(out[:-3] + ".mpy", "wb") as f:
                     f.write(data)
 
 
 # Where a viper run may get the bytecode path, with ticketq.WHY saying why, without failing:
 # MicroPython 1c3c201 freezes armv6m viper code misaligned (docs/armv6m-frozen-viper.md),
-# and ticketq_viper's self-check at import falls back to bytecode there: slower, right. The
+# and ticketq.viper's self-check at import falls back to bytecode there: slower, right. The
 # run's tests are then compared with the bytecode runs, and the stage prints the reason.
 # Anywhere else a viper run on bytecode fails.
 FALLBACK_OK = {("armv6m", "frozen")}
 
-# On the board, before any test: where ticketq and ticketq_viper came from, and the path.
+# On the board, before any test: where ticketq and ticketq.viper came from, and the path.
 PROBE = """import sys
 %s
 %s
@@ -517,8 +518,8 @@ mprun.report()
 
 def expected_files(route):
     """Where ticketq must come from on a route: a predicate on its __file__."""
-    if route.startswith("frozen"):  # a frozen module's __file__ is its bare name
-        return lambda f: f.endswith(".py") and "/" not in f
+    if route.startswith("frozen"):  # a frozen module's __file__ is its frozen name
+        return lambda f: f.endswith(".py") and not f.startswith("/")  # (ticketq/__init__.py)
     return lambda f: f.startswith("/remote")
 
 

@@ -200,7 +200,7 @@ def main(argv=None):
     p.add_argument("--path", action="append", default=[], help="another folder of modules")
     p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--bytecode", action="store_true",
-                   help="force ticketq's bytecode path (block ticketq_viper: ticketq.pyi, Hot paths)")
+                   help="force ticketq's bytecode path (block ticketq.viper: ticketq's docstring, Hot paths)")
     p.add_argument("--serve", action="store_true",
                    help="serve the REPL as a stand-in board for mpremote at socket://127.0.0.1:PORT")
     p.add_argument("--home", default=".", help="with --serve: its HOME and working folder (default .)")

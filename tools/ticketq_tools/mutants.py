@@ -13,7 +13,7 @@ CPython, tools/mpunix.py on the unix port, its bytecode path, the WebAssembly VM
 mutant is killed when a stage fails or runs past --timeout, and survives when all pass:
 
 - curated (tools/mutants.json, "curated"): hand-made mutants of what no tool mutates here,
-  the fleet's Lua (fleet/*.lua) and the viper code (lib/ticketq_viper.py, which only the
+  the fleet's Lua (fleet/*.lua) and the viper code (lib/ticketq/viper.py, which only the
   unix port runs), and the seven that issue 26 found surviving;
 - cosmic-ray (pinned in tools/mutation-requirements.txt, installed on first use into
   build/mutation-venv, apart from .venv): its operators on the Python modules each area

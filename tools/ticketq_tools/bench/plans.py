@@ -35,7 +35,7 @@ def config(interp, quick):
         c.update(impls=["tq", "tqb", "hqt", "hqi"], caps=(256,), sweep_cap=256, sweep=(0, 128, 255),
                  n=2000, reps=5, warm=2000)
         if interp == "qemu-armv6m":
-            # frozen armv6m viper code fails ticketq_viper's self-check on 1c3c201
+            # frozen armv6m viper code fails ticketq.viper's self-check on 1c3c201
             # (docs/armv6m-frozen-viper.md): the default path there is bytecode, and no
             # viper class is loaded to force
             c.update(impls=["tq", "hqt", "hqi"])
@@ -200,17 +200,12 @@ def microbit_plan(c):
     """Phases, each from a soft reset, each with only the kernels it needs uploaded as
     tqb.py (stripped). ticketq is imported on its own first: on that board it needs most of
     the heap free to compile (docs/microbit.md)."""
-    from ticketq_tools import deploy  # the library as tools/deploy.py puts it on the micro:bit (its DROP too)
-
+    # The library is frozen into ticketq's micro:bit firmware (tools/firmware microbit), the
+    # only one this runs on (the stock hex, whose flat file system cannot hold the package
+    # ticketq/, is retired): nothing of it is uploaded.
     src = open(os.path.join(HERE, "tqbench.py")).read()
-    drop = deploy.read_profile("microbit").get("DROP", ())
-    from ticketq_tools import libnames  # the modules `import ticketq` loads there, from the micro:bit profile
-
-    lib = [(os.path.basename(f), deploy.strip_source(open(os.path.join(ROOT, f)).read(), f, drop))
-           for f in libnames.core_files(libnames.profile_files("microbit"))]
     mem = "import gc;gc.collect();print((gc.mem_alloc(),gc.mem_free()))"
-    steps = [("put", name, text) for name, text in lib]
-    steps += [("reset",), X(mem, ("imp0",)), ("reset",), X("import ticketq"), X(mem, ("imp1",)),
+    steps = [("reset",), X(mem, ("imp0",)), ("reset",), X("import ticketq"), X(mem, ("imp1",)),
               X("import sys,os;print(repr((sys.version,'.'.join(str(v) for v in "
                 "sys.implementation.version),os.uname().machine)))", ("ver",))]
 
