@@ -95,7 +95,8 @@ PATH = "bytecode"
 try:
     import sys
 
-    if sys.modules.get("ticketq_viper", 0) is None:  # blocked by its deprecated name
+    # blocked by its deprecated name (MicroPython 1.9.2, the micro:bit's, has no sys.modules)
+    if getattr(sys, "modules", {}).get("ticketq_viper", 0) is None:
         raise ImportError("ticketq_viper blocked in sys.modules")
     from ticketq.viper import TicketQueue, PATH, WHY
 except (ImportError, Exception) as e:
