@@ -490,21 +490,9 @@ local function kdead(keys, args)
   local m = kmeta(keys)
   local n = int_arg(args[3], 1, MASK, 'count')
   return kmutation(keys, args, 'dead', m, function()
-    local out = {}
-    for i = 1, n do
-      local e = redis.call('LPOP', keys[DEAD])
-      if not e then
-        break
-      end
-      local id, c, s, d, key = letter(e)
-      local j = #out
-      out[j + 1] = id
-      out[j + 2] = c
-      out[j + 3] = s
-      out[j + 4] = d
-      out[j + 5] = key and reply_key(key) or -1
-    end
-    return out
+    return take_letters(keys, n, function(key)
+      return key and reply_key(key) or -1
+    end)
   end)
 end
 
@@ -516,34 +504,17 @@ end
 -- (reply_key); the refused letter's fourth value: the lane's bound (-2), max_lanes (-3), 0.
 local function krevive(keys, args)
   local m = kmeta(keys)
-  local n = int_arg(args[3], 1, 1000, 'count')
+  local n = int_arg(args[3], 1, REVIVE_MAX, 'count')
   return kmutation(keys, args, 'revive', m, function()
-    local out, k, code = {0, 0}, 0, 0
-    for i = 1, n do
-      local e = redis.call('LINDEX', keys[DEAD], 0)
-      if not e then
-        break
-      end
-      local id, c, _, _, key = letter(e)
+    return put_letters(keys, n, function(id, c, key)
       key = key or '0'
       local r = kput(keys, m, id, c, key, true)
-      local j = #out
-      out[j + 1] = id
-      out[j + 2] = c
-      out[j + 4] = reply_key(key)
       if r < 0 then
         local _, b = settings(keys, m, key)
-        code = r
-        out[j + 3] = out[j + 4]
-        out[j + 4] = r == -2 and b or r == -3 and m.maxl or 0
-        break
+        return r, reply_key(key), r == -2 and b or r == -3 and m.maxl or 0
       end
-      redis.call('LPOP', keys[DEAD])
-      out[j + 3] = r
-      k = k + 1
-    end
-    out[1], out[2] = code, k
-    return out
+      return r, reply_key(key)
+    end)
   end)
 end
 

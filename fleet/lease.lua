@@ -77,6 +77,32 @@ local function touch(keys, args)
   return 1
 end
 
+local function four(out, a, b, c, d)
+  local j = #out
+  out[j + 1] = a
+  out[j + 2] = b
+  out[j + 3] = c
+  out[j + 4] = d
+end
+
+local function take_letters(keys, n, fifth)
+  -- dead's loop, and keyed.lua's kdead: up to n letters off the dead list, oldest first,
+  -- each as id, class, seq, deliveries, then fifth(its fifth field) unless fifth is nil.
+  local out = {}
+  for i = 1, n do
+    local e = redis.call('LPOP', keys[DEAD])
+    if not e then
+      break
+    end
+    local id, c, s, d, x = letter(e)
+    four(out, id, c, s, d)
+    if fifth then
+      out[#out + 1] = fifth(x)
+    end
+  end
+  return out
+end
+
 -- dead: args client, opno, count. Takes up to count dead-lettered tickets, oldest first, off
 -- the list: flat id, class, seq, deliveries, ... (LRANGE on the dead key reads them without
 -- taking); a lane queue's letters have a fifth value, the lane (-1: a letter written before
@@ -87,23 +113,9 @@ local function dead(keys, args)
   local m = meta(keys)
   local n = int_arg(args[3], 1, MASK, 'count')
   return mutation(keys, args, 'dead', m, function()
-    local out = {}
-    for i = 1, n do
-      local e = redis.call('LPOP', keys[DEAD])
-      if not e then
-        break
-      end
-      local id, c, s, d, l = letter(e)
-      local j = #out
-      out[j + 1] = id
-      out[j + 2] = c
-      out[j + 3] = s
-      out[j + 4] = d
-      if m.lanes then
-        out[j + 5] = tonumber(l) or -1
-      end
-    end
-    return out
+    return take_letters(keys, n, m.lanes and function(l)
+      return tonumber(l) or -1
+    end)
   end)
 end
 
@@ -116,40 +128,49 @@ end
 -- letter}; code 0 (done), -1 queue full, -2 its lane at its bound; lane -1 in a plain queue.
 -- One replay record: a call sent again is answered as it was, never run twice. O(k log n).
 local REVIVE_MAX = 1000
-local function four(out, a, b, c, d)
-  local j = #out
-  out[j + 1] = a
-  out[j + 2] = b
-  out[j + 3] = c
-  out[j + 4] = d
+
+local function put_letters(keys, n, put)
+  -- revive's loop, and keyed.lua's krevive: up to n letters, oldest first, each pushed again
+  -- by put(id, class, its fifth field), which returns seq, lane (pushed) or code < 0, lane,
+  -- bound (refused, nothing written). A pushed letter leaves the list; the first refused one
+  -- stops the loop and stays at its head. The reply revive documents.
+  local out, k, code = {0, 0}, 0, 0
+  for i = 1, n do
+    local e = redis.call('LINDEX', keys[DEAD], 0)
+    if not e then
+      break
+    end
+    local id, c, _, _, x = letter(e)
+    local r, lane, bound = put(id, c, x)
+    if r < 0 then
+      code = r
+      four(out, id, c, lane, bound)
+      break
+    end
+    redis.call('LPOP', keys[DEAD])
+    k = k + 1
+    four(out, id, c, r, lane)
+  end
+  out[1], out[2] = code, k
+  return out
 end
+
 local function revive(keys, args)
   local m = meta(keys)
   local n = int_arg(args[3], 1, REVIVE_MAX, 'count')
   return mutation(keys, args, 'revive', m, function()
-    local out, k, code = {0, 0}, 0, 0
-    for i = 1, n do
-      local e = redis.call('LINDEX', keys[DEAD], 0)
-      if not e then
-        break
-      end
-      local id, c, _, _, l = letter(e)
+    return put_letters(keys, n, function(id, c, l)
       l = m.lanes and math.min(tonumber(l) or 0, m.lanes - 1) or -1
-      local bound = 0
       if full(keys, m) then
-        code = -1
-      elseif l >= 0 then
+        return -1, l, 0
+      end
+      if l >= 0 then
         local r = redis.call('HMGET', keys[META], 'n' .. l, 'b' .. l)
-        bound = tonumber(r[2])
+        local bound = tonumber(r[2])
         if tonumber(r[1]) >= bound then
-          code = -2
+          return -2, l, bound
         end
       end
-      if code < 0 then
-        four(out, id, c, l, bound)
-        break
-      end
-      redis.call('LPOP', keys[DEAD])
       local member, seq = stamp(keys, m, id)
       m.lo = m.lo + 1
       if m.lo == LO then
@@ -160,11 +181,8 @@ local function revive(keys, args)
         member = member .. string.sub(DIGITS, l + 1, l + 1)
       end
       enqueue(keys, c, member)
-      k = k + 1
-      four(out, id, c, seq, l)
-    end
-    out[1], out[2] = code, k
-    return out
+      return seq, l
+    end)
   end)
 end
 
