@@ -1,16 +1,21 @@
 # A reference model of KEYED lanes (docs/lanes.md "Keyed lanes", the lead's rule of issue 24),
 # written from the rule's text and nothing else: plain Python lists, no cleverness, so a
 # test can hold the fleet (fleet/keyed.lua) and the board (ticketq.lanes, keyed mode) to
-# it. Host only (CPython tests); the fleet's str keys and leases are in it too.
+# it. Host only (CPython tests); the fleet's str keys and leases are in it too. It is the
+# board's reference (tests/keyedref.py: rings, turns, push, pop, remove, the digest) plus
+# what the fleet adds: leases and deliveries, ceilings and pause, settings kept per key,
+# str keys folded into the digest, exceptions raised.
 #
 #   m = KeyedModel(capacity)
 #   m.push(id, cls, key) -> seq  (raises QueueFull / LaneFull / LanesFull as the rule says)
 #   m.pop(lease=False) -> (id, cls, seq, key, token or None)   (QueueEmpty)
 #   m.ack(token), m.release(token), m.remove(id), m.set_lane(key, w, b, c), m.pause(key) ...
 from ticketq.core import QueueEmpty, QueueFull
+from ticketq.lanes import LaneFull, LanesFull
+
+from keyedref import DIG0, KeyedRef  # noqa: F401  (DIG0: the digest's start, one definition)
 
 MASK = 0x3FFFFFFF
-DIG0 = 0x2A5F0C3
 
 
 class LaneFullM(QueueFull):
@@ -38,61 +43,39 @@ def fold(key):
     return h
 
 
-def rot(g):
-    return ((g & 0x1FFFFFF) << 5) | (g >> 25)
-
-
-class Lane:
-    def __init__(self):
-        self.fifo = [[], [], [], []]  # per class: [(counter, id, seq)] in push order
-        self.leased = 0
-
-    def held(self):
-        return sum(len(f) for f in self.fifo) + self.leased
-
-
-class KeyedModel:
+class KeyedModel(KeyedRef):
     def __init__(self, capacity, max_lanes=None, first_seq=0, max_deliveries=0):
-        self.cap = capacity
-        self.max_lanes = max_lanes
-        self.first = first_seq
         self.maxdel = max_deliveries
-        self.counter = 0
         self.settings = {}  # key -> [w, b, c, paused]
         self.dead = []
-        self.clear()
+        KeyedRef.__init__(self, capacity, max_lanes, first_seq)
 
     def clear(self):
-        self.lanes = {}
-        self.rings = [[], [], [], []]
-        self.used = [0, 0, 0, 0]
-        self.leases = {}  # token -> (key, cls, counter, id, seq)
-        self.deliv = {}  # counter -> deliveries
-        self.digest = DIG0
+        KeyedRef.clear(self)
+        self.leases = {}  # token -> (key, cls, push order, id, seq)
+        self.deliv = {}  # push order -> deliveries
         self.ntoken = 0
         self.last_lane = -1
 
-    # ---- settings
+    # ---- settings (the board's hooks, from the settings kept per key)
     def get(self, key):
         s = self.settings.get(key)
         return s if s is not None else [1, self.cap, self.cap, 0]
+
+    def weight(self, key):
+        return self.get(key)[0]
+
+    def bound(self, key):
+        return self.get(key)[1]
 
     def serviceable(self, key):
         w, b, c, p = self.get(key)
         return not p and self.lanes[key].leased < c
 
+    def key_fold(self, key):
+        return fold(key)
+
     # ---- rings
-    def leave(self, key, cls):
-        r = self.rings[cls]
-        if key in r:
-            if r[0] == key:
-                self.used[cls] = 0
-            r.remove(key)
-
-    def leave_all(self, key):
-        for c in range(4):
-            self.leave(key, c)
-
     def join_all(self, key):
         ln = self.lanes[key]
         for c in range(4):
@@ -138,75 +121,42 @@ class KeyedModel:
         self.pause(key, 0)
 
     # ---- the queue
-    def total(self):
-        return sum(ln.held() for ln in self.lanes.values())
-
     def push(self, i, cls, key):
         key = canon(key)
-        if self.total() >= self.cap:
+        r = KeyedRef.push(self, i, cls, key)
+        if r is QueueFull:
             raise QueueFull("ticket queue full")
-        ln = self.lanes.get(key)
-        if ln is not None and ln.held() >= self.get(key)[1]:
+        if r is LaneFull:
             raise LaneFullM(key)
-        if ln is None and self.max_lanes is not None and len(self.lanes) >= self.max_lanes:
+        if r is LanesFull:
             raise LanesFullM(key)
-        seq = (self.first + self.counter) & MASK
-        ctr = self.counter
-        self.counter += 1
-        if ln is None:
-            ln = self.lanes[key] = Lane()
-        ln.fifo[cls].append((ctr, i, seq))
-        if key not in self.rings[cls] and self.serviceable(key):
-            self.rings[cls].append(key)
-        return seq
-
-    def _head(self):
-        for cls in (3, 2, 1, 0):
-            if self.rings[cls]:
-                key = self.rings[cls][0]
-                return cls, key
-        return None
+        return r
 
     def peek(self):
-        h = self._head()
-        if h is None:
+        if self.head() is None:
             raise QueueEmpty("ticket queue empty")
-        return self.lanes[h[1]].fifo[h[0]][0][1]
+        return KeyedRef.peek(self)
 
     def pop(self, lease=False):
-        h = self._head()
-        if h is None:
+        if self.head() is None:
             raise QueueEmpty("ticket queue empty")
-        cls, key = h
-        ln = self.lanes[key]
-        ctr, i, seq = ln.fifo[cls].pop(0)
-        self.used[cls] += 1
-        token = None
+        self.leasing = lease
+        i, cls, seq, key = KeyedRef.pop(self)
+        self.last_lane = key
+        return i, cls, seq, key, self.token
+
+    def taken(self, ln, key, cls, t):
+        # the pop's lease, before the rings move (a lease can take the lane to its ceiling)
+        ctr, i, seq = t
+        self.token = None
         d = self.deliv.pop(ctr, 0) + 1
-        if lease:
+        if self.leasing:
             ln.leased += 1
             self.ntoken += 1
-            token = self.ntoken
-            self.leases[token] = (key, cls, ctr, i, seq)
+            self.token = self.ntoken
+            self.leases[self.token] = (key, cls, ctr, i, seq)
             self.deliv[ctr] = d
-        if not self.serviceable(key):
-            self.leave_all(key)
-        elif not ln.fifo[cls]:
-            self.leave(key, cls)
-            self.used[cls] = 0
-        elif self.used[cls] >= self.get(key)[0]:
-            self.rings[cls].append(self.rings[cls].pop(0))
-            self.used[cls] = 0
-        if ln.held() == 0:
-            del self.lanes[key]
-        g = rot(self.digest) ^ i
-        g = rot(g) ^ seq ^ (cls << 28)
-        if fold(key):
-            g = rot(g) ^ fold(key)
-        self.digest = g
-        self.last_lane = key
         self.deliveries = d
-        return i, cls, seq, key, token
 
     def _lease_over(self, key):
         ln = self.lanes[key]
@@ -236,28 +186,16 @@ class KeyedModel:
             self.dead.append((i, cls, seq, self.deliv.pop(ctr)))
             out = 2
         else:
-            ln.fifo[cls].append((ctr, i, seq))
+            ln.fifo[cls].append([ctr, i, seq])
             ln.fifo[cls].sort()
         self._lease_over(key)
         return out
 
     def remove(self, i):
-        best = None
-        for key, ln in self.lanes.items():
-            for c in range(4):
-                for t in ln.fifo[c]:
-                    if t[1] == i and (best is None or t[0] < best[0][0]):
-                        best = (t, key, c)
-        if best is None:
+        t = self.take_out(i)
+        if t is None:
             return False
-        t, key, c = best
-        ln = self.lanes[key]
-        ln.fifo[c].remove(t)
         self.deliv.pop(t[0], None)
-        if not ln.fifo[c]:
-            self.leave(key, c)
-        if ln.held() == 0:
-            del self.lanes[key]
         return True
 
     def lane(self, key):

@@ -2,6 +2,8 @@
 # plain lists and dicts, independently of lib/ticketq/lanes.py's storage: the model that
 # test_lanes_keyed.py (every interpreter) and test_lanes_keyed_props.py (hypothesis) hold a
 # keyed LaneQueue to, answer by answer. Runs on MicroPython too (no f-strings, no sets).
+# tests/keyedmodel.py (the fleet's model) builds on it: leases, ceilings, pause, str keys,
+# settings kept per key; the hooks it overrides are marked "hook".
 from ticketq import QueueFull
 from ticketq.lanes import LaneFull, LanesFull
 
@@ -14,14 +16,31 @@ def rotl5(x):
 
 
 def fold(g, i, c, s, lane):
-    # The digest's definition (docs/lanes.md, step 8), the key in place of the lane.
+    # The digest's definition (docs/lanes.md, step 8), the key (its fold) in place of the lane.
     g = rotl5(rotl5(g) ^ i) ^ s ^ (c << 28)
     return rotl5(g) ^ lane if lane else g
 
 
+class Lane:
+    # fifo: per class, [push order, id, seq] in push order; leased: tickets out on a lease
+    # (the fleet model's; 0 here); w, b: the board's weight and bound, which live and die
+    # with the lane.
+    def __init__(self, w, b):
+        self.fifo = [[], [], [], []]
+        self.leased = 0
+        self.w = w
+        self.b = b
+
+    def held(self):
+        n = self.leased
+        for f in self.fifo:
+            n += len(f)
+        return n
+
+
 class KeyedRef:
-    # lanes: key -> {"w": weight, "b": bound, "q": [[push order, id, seq] per class]}
-    # rings: per class, a list of keys, head first; used: per class, the head's pops.
+    # lanes: key -> Lane; rings: per class, a list of keys, head first; used: per class, the
+    # head's pops. max_lanes None: unbounded.
     def __init__(self, capacity, max_lanes, first_seq=0):
         self.cap = capacity
         self.most = max_lanes
@@ -36,36 +55,60 @@ class KeyedRef:
         self.digest = DIG0
         self.last = (-1, -1, -1)  # last_priority, last_seq, last_lane
 
+    # ---- hooks: the board's settings, every lane serviceable, int keys
+    def weight(self, key):
+        return self.lanes[key].w
+
+    def bound(self, key):
+        return self.lanes[key].b
+
+    def serviceable(self, key):
+        return True
+
+    def key_fold(self, key):
+        return key
+
+    def taken(self, lane, key, c, t):
+        # A ticket t just left lane `key`'s class-c list by a pop, before the ring moves.
+        pass
+
+    # ---- the queue
     def count(self):
         n = 0
         for k in self.lanes:
-            n += self.lane_len(k)
+            n += self.lanes[k].held()
         return n
 
     def lane_len(self, key):
-        if key not in self.lanes:
-            return 0
-        n = 0
-        for x in self.lanes[key]["q"]:
-            n += len(x)
-        return n
+        return self.lanes[key].held() if key in self.lanes else 0
+
+    def leave(self, key, c):
+        r = self.rings[c]
+        if key in r:
+            if r[0] == key:
+                self.used[c] = 0
+            r.remove(key)
+
+    def leave_all(self, key):
+        for c in range(4):
+            self.leave(key, c)
 
     def push(self, i, c, key):
         # The sequence number, or the exception class push must raise (nothing changes).
         if self.count() >= self.cap:
             return QueueFull
-        if key in self.lanes:
-            if self.lane_len(key) >= self.lanes[key]["b"]:
+        lane = self.lanes.get(key)
+        if lane is not None:
+            if lane.held() >= self.bound(key):
                 return LaneFull
-        elif len(self.lanes) >= self.most:
+        elif self.most is not None and len(self.lanes) >= self.most:
             return LanesFull
         else:
-            self.lanes[key] = {"w": 1, "b": self.cap, "q": [[], [], [], []]}
+            lane = self.lanes[key] = Lane(1, self.cap)
         s = (self.first + self.pushes) % M30
-        lane = self.lanes[key]
-        lane["q"][c].append([self.pushes, i, s])
+        lane.fifo[c].append([self.pushes, i, s])
         self.pushes += 1
-        if key not in self.rings[c]:
+        if key not in self.rings[c] and self.serviceable(key):
             self.rings[c].append(key)
         return s
 
@@ -74,9 +117,9 @@ class KeyedRef:
         if key not in self.lanes:
             return False
         if weight is not None:
-            self.lanes[key]["w"] = weight
+            self.lanes[key].w = weight
         if bound is not None:
-            self.lanes[key]["b"] = bound
+            self.lanes[key].b = bound
         return True
 
     def head(self):
@@ -88,45 +131,50 @@ class KeyedRef:
 
     def peek(self):
         c, key = self.head()
-        return self.lanes[key]["q"][c][0][1]
-
-    def _gone(self, key, c):
-        # After a ticket left lane `key`'s class-c list: ring and lane bookkeeping.
-        lane = self.lanes[key]
-        if not lane["q"][c]:
-            if self.rings[c][0] == key:
-                self.used[c] = 0
-            self.rings[c].remove(key)
-        if not self.lane_len(key):
-            del self.lanes[key]
+        return self.lanes[key].fifo[c][0][1]
 
     def pop(self):
         # (id, class, seq, key) popped.
         c, key = self.head()
         lane = self.lanes[key]
-        t = lane["q"][c].pop(0)
-        if lane["q"][c]:
-            self.used[c] += 1
-            if self.used[c] >= lane["w"]:
-                self.used[c] = 0
-                self.rings[c].append(self.rings[c].pop(0))
-        self._gone(key, c)
-        self.digest = fold(self.digest, t[1], c, t[2], key)
+        t = lane.fifo[c].pop(0)
+        self.used[c] += 1
+        self.taken(lane, key, c, t)
+        if not self.serviceable(key):
+            self.leave_all(key)
+        elif not lane.fifo[c]:
+            self.leave(key, c)
+        elif self.used[c] >= self.weight(key):
+            self.used[c] = 0
+            self.rings[c].append(self.rings[c].pop(0))
+        if not lane.held():
+            del self.lanes[key]
+        self.digest = fold(self.digest, t[1], c, t[2], self.key_fold(key))
         self.last = (c, t[2], key)
         return t[1], c, t[2], key
 
-    def remove(self, i):
+    def take_out(self, i):
+        # remove's work: the ticket [push order, id, seq] of id i pushed first, out of its
+        # lane (and its ring, the lane emptied), or None.
         best = None
         for key in self.lanes:
             for c in range(4):
-                for t in self.lanes[key]["q"][c]:
+                for t in self.lanes[key].fifo[c]:
                     if t[1] == i and (best is None or t[0] < best[0]):
                         best = (t[0], key, c, t)
         if best is None:
-            return False
-        self.lanes[best[1]]["q"][best[2]].remove(best[3])
-        self._gone(best[1], best[2])
-        return True
+            return None
+        _, key, c, t = best
+        lane = self.lanes[key]
+        lane.fifo[c].remove(t)
+        if not lane.fifo[c]:
+            self.leave(key, c)
+        if not lane.held():
+            del self.lanes[key]
+        return t
+
+    def remove(self, i):
+        return self.take_out(i) is not None
 
     def order(self):
         # Pop order if nothing else happened: [(id, class, seq, key)] (ticketq.audit.tickets).
@@ -135,7 +183,7 @@ class KeyedRef:
             ring = list(self.rings[c])
             q = {}
             for k in ring:
-                q[k] = list(self.lanes[k]["q"][c])
+                q[k] = list(self.lanes[k].fifo[c])
             used = self.used[c]
             while ring:
                 k = ring[0]
@@ -145,7 +193,7 @@ class KeyedRef:
                 if not q[k]:
                     ring.pop(0)
                     used = 0
-                elif used >= self.lanes[k]["w"]:
+                elif used >= self.weight(k):
                     ring.append(ring.pop(0))
                     used = 0
         return out
