@@ -30,7 +30,7 @@
 # ticketq_wait (+0.74 KB, pop_until) is on for the REPL, not imported by the worker (with
 # the library and ticketq_deadline, 2.9 KB stay free: README's Deadline loop runs,
 # test_wait_board);
-# ticketq_ticks (FakeClock: +0.7 KB) stays off; ticketq_lanes (fair lanes, 7.1 KB stripped) would need ~21 KB free to
+# ticketq_ticks (FakeClock: +0.7 KB) stays off; ticketq/lanes.py (fair lanes, 7.2 KB stripped) would need ~21 KB free to
 # compile, more than the whole heap, so it and its test modules (test_lanes*) stay off too;
 # firmware/shell.py and firmware/workload.py (REPL conveniences, sample workload) do not
 # fit either.

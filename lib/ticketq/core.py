@@ -221,7 +221,7 @@ class QueueBase:
             its sequence number).
 
         Raises TypeError for a non-int, ValueError for a value out of range (see
-        "Integers" in the module doc: bools and int subclasses count as their value).
+        "Integers" in ticketq's docstring: bools and int subclasses count as their value).
         """
         capacity = _int(capacity, 1, 0x1000000, "capacity")
         first_seq = _int(first_seq, 0, 0x3FFFFFFF, "first_seq")
@@ -307,8 +307,8 @@ class TicketQueue(QueueBase):
         job_id: 0 <= job_id < 2**30; ids need not be unique.
         priority: LOW, NORMAL, HIGH or CRITICAL (0..3).
 
-        Raises TypeError (non-int; bools and int subclasses count as their value, see
-        "Integers") or ValueError (out of range) for bad input, QueueFull if ``len(q) == capacity``; in
+        Raises TypeError (non-int; bools and int subclasses count as their value: "Integers" in
+        ticketq's docstring) or ValueError (out of range) for bad input, QueueFull if ``len(q) == capacity``; in
         every such case the queue is unchanged and no sequence number is used up. O(log n)
         sift-up; no allocation.
 
