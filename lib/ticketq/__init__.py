@@ -95,9 +95,11 @@ PATH = "bytecode"
 try:
     import sys
 
-    # blocked by its deprecated name (MicroPython 1.9.2, the micro:bit's, has no sys.modules)
-    if getattr(sys, "modules", {}).get("ticketq_viper", 0) is None:
-        raise ImportError("ticketq_viper blocked in sys.modules")
+    # blocked, by its name or its deprecated one: say so in WHY (MicroPython 1.9.2, the
+    # micro:bit's, has no sys.modules)
+    _m = getattr(sys, "modules", {})
+    if _m.get("ticketq.viper", 0) is None or _m.get("ticketq_viper", 0) is None:
+        raise ImportError("ticketq.viper blocked in sys.modules")
     from ticketq.viper import TicketQueue, PATH, WHY
 except (ImportError, Exception) as e:
     WHY = str(e)  # why not viper (None when it is): its import's error, self-check included

@@ -14,11 +14,9 @@ WHY: Optional[str]
 that kept ``ticketq.viper`` out (its message; empty only for an exception raised without
 one). E.g. ``"no module named 'ticketq.viper'"`` (the micro:bit), ``"invalid micropython
 decorator"`` (the WebAssembly VM), ``"ticketq.viper: 32-bit ports only"`` (CPython, a 64-bit
-unix port), ``"can't import name TicketQueue"`` (MicroPython with the bytecode path forced),
+unix port), ``"ticketq.viper blocked in sys.modules"`` (the bytecode path forced, by either name),
 ``"ticketq.viper: self-check failed: ..."`` (the import's self-check found the viper class
-wrong: docs/armv6m-frozen-viper.md). Set once, at the first ``import ticketq``. Not on a
-BBC micro:bit v1: ``tools/deploy.py`` leaves it out there (its 48 B of heap after the import
-were measured to matter; the reason there is always the missing module)."""
+wrong: docs/armv6m-frozen-viper.md). Set once, at the first ``import ticketq``."""
 
 __version__: str
 """The library's version, ``"MAJOR.MINOR.PATCH"``: the same in ``package.json`` (mip),
