@@ -120,6 +120,22 @@
      "why": "by design: a lane queue's tickets carry their lane, (id, class, seq, promoted, "
             "lane) against FleetQueue's 4-tuples, as ticketq_audit.tickets gives a LaneQueue's "
             "a lane a TicketQueue's lack (ticketq_fleetlanes.pyi documents the shape)"},
+    {"kind": "fp", "targets": "*",
+     "file": "lib/ticketq/fleet.py", "rule": "reportIncompatibleMethodOverride",
+     "line": "def _letters(self, r):",
+     "why": "by design, as tickets: a lane queue's dead letters carry their lane, (id, class, "
+            "seq, deliveries, lane) against FleetQueue's 4-tuples (fleet.pyi: dead)"},
+    {"kind": "fp", "targets": "*",
+     "file": "lib/ticketq/fleet.py", "rule": "reportIncompatibleMethodOverride",
+     "line": "def _revived(self, t):",
+     "why": "by design, as tickets: a lane queue's requeued letters carry their lane, (id, "
+            "class, seq, lane) against FleetQueue's 3-tuples (fleet.pyi: requeue)"},
+    {"kind": "fp", "targets": "*",
+     "file": "lib/ticketq/fleet.py", "rule": "reportIncompatibleMethodOverride",
+     "line": "def _refusal(self, code, t):",
+     "why": "a lane queue's requeue refusal may be LaneFull, LanesFull or LanePaused, a plain "
+            "queue's only QueueFull: pyright infers the base's return type from its one "
+            "return; requeue returns the refusal as an Exception (fleet.pyi)"},
     # --- the stubs
     {"kind": "fp", "targets": ["microbit"],
      "file": "*", "rule": "reportAbstractUsage", "line": None,

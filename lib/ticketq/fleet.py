@@ -1089,7 +1089,7 @@ class FleetLaneQueue(FleetQueue):
         if code == -2:
             if self.keyed:
                 return LaneFull("lane %s full (%d tickets)" % (_shown(str(lane)), t[3]))
-            return _lane_full(lane, t[3])
+            return _lane_full(t[2], t[3])  # a fixed lane: the server's lane number
         if code == -3:
             return LanesFull("no lane for key %s: max_lanes (%d) lanes exist" % (_shown(str(lane)), t[3]))
         if code == -4:
