@@ -1,5 +1,4 @@
 # Deprecated name of ticketq.audit (one release).
-from ticketq.audit import oldest as oldest
 from ticketq.audit import Trace as Trace
 from ticketq.audit import tickets as tickets
 from ticketq.audit import explain as explain

@@ -1,5 +1,5 @@
 # Deprecated name of ticketq.fleet (one release).
-from ticketq.fleet import QueueFull as QueueFull
+from ticketq import QueueFull as QueueFull
 from ticketq.fleet import LaneFull as LaneFull
 from ticketq.fleet import FleetQueue as FleetQueue
 from ticketq.fleet import FleetError as FleetError

@@ -1,4 +1,4 @@
-# Deprecated name of ticketq.core (one release).
+# Deprecated name of ticketq.core (one release); ticketq.core has no stub: its source is read.
 from ticketq.core import up as up
 from ticketq.core import down as down
 from ticketq.core import delete as delete

@@ -1,5 +1,5 @@
 # Deprecated name of ticketq.ticks (one release).
-from ticketq.ticks import QueueEmpty as QueueEmpty
+from ticketq import QueueEmpty as QueueEmpty
 from ticketq.ticks import sleep_ms as sleep_ms
 from ticketq.ticks import Deadline as Deadline
 from ticketq.ticks import Timeout as Timeout

@@ -1,6 +1,8 @@
 from array import array
 from typing import Any, Optional
 
+from ticketq.core import QueueBase as QueueBase  # the base every queue class shares (no stub: core.py is read)
+
 LOW: int  # 0
 NORMAL: int  # 1
 HIGH: int  # 2

@@ -25,6 +25,12 @@ def ticks_ms() -> int:
     after TICKS_MAX. Monotonic (never the wall clock). O(1), no allocation."""
 
 
+# The definitions in Python (CPython's and a 64-bit port's ticks_add/ticks_diff; the tests
+# check them against the firmware's): not API, named by the deprecated ticketq_softticks.
+def _ticks_add(t: int, delta: int) -> int: ...
+def _ticks_diff(a: int, b: int) -> int: ...
+
+
 def ticks_add(t: int, delta: int) -> int:
     """The tick ``delta`` ms after (or before, if negative) tick ``t``:
     ``(t + delta) mod 2**30``, computed without leaving the small-int range.
