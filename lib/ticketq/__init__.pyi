@@ -71,7 +71,7 @@ class TicketQueue:
     def __init__(self, capacity: int, first_seq: int = 0, aging: int = 0) -> None:
         ...
 
-    def push(self, job_id: int, priority: int) -> int:
+    def push(self, job_id: int, priority: int, /) -> int:
         ...
 
     def pop(self) -> int:

@@ -306,6 +306,8 @@ class TicketQueue(QueueBase):
 
         job_id: 0 <= job_id < 2**30; ids need not be unique.
         priority: LOW, NORMAL, HIGH or CRITICAL (0..3).
+        Both positional only: the viper path's push takes no keywords (TypeError there), so
+        ``q.push(7, HIGH)``, never ``q.push(job_id=7, ...)``; the stub says so to type checkers.
 
         Raises TypeError (non-int; bools and int subclasses count as their value: "Integers" in
         ticketq's docstring) or ValueError (out of range) for bad input, QueueFull if ``len(q) == capacity``; in
