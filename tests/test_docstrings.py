@@ -151,6 +151,26 @@ def test_help_shows_the_source_docstrings():
     assert "ticketq.core" in text and "ticketq.ticks" in text, text[:800]
 
 
+def test_help_on_a_keyed_queues_methods_shows_their_docstrings():
+    # A keyed LaneQueue binds its own push, pop, ... per instance (ticketq.keyed: self.push =
+    # self._kpush); help(k.push) shows the bound function's docstring, which must say what
+    # differs for keyed lanes and point to LaneQueue's method for the rest.
+    if IS_MICROPYTHON:
+        skip("CPython's pydoc")
+    import pydoc
+
+    import ticketq.lanes as lanes
+
+    k = lanes.LaneQueue(8, max_lanes=2)
+    names = ("push", "pop", "peek", "remove", "clear", "lane_len", "set_lane", "lane_settings")
+    for name in names:
+        method = getattr(k, name)
+        assert method.__name__ == "_k" + name, (name, method)  # the keyed binding, not the class's
+        text = " ".join(pydoc.render_doc(method, renderer=pydoc.plaintext).split())
+        assert "LaneQueue.%s for keyed lanes" % name in text, (name, text[:600])
+        assert "See LaneQueue.%s" % name in text and "O(" in text, (name, text[:1200])
+
+
 def test_the_command_reports_no_drift():
     # tools/stubdocs.py, as a person runs it: the same check, one line, exit 0.
     stubdocs, lib = _stubdocs()
