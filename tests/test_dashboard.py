@@ -336,6 +336,44 @@ def _cross_origin_post_refused(srv, url, conn):
         s.stop()
 
 
+def test_a_bad_requeue_body_names_the_field_and_its_range():
+    # POST /api/requeue (no browser) with a count out of range, or not a whole number, or no
+    # queue name: a 400 saying which field and what it takes (count: 1..2**29, fleetctl
+    # requeue --count's range), not only the body's shape; nothing is requeued.
+    with Filled() as f:
+        from ticketq.fleet import FleetQueue
+
+        s, d = _start(f.url, actions=True, interval=5)
+        try:
+            def post(body):
+                c = http.client.HTTPConnection("127.0.0.1", d.port, timeout=10)
+                c.request("POST", "/api/requeue", body=json.dumps(body).encode(),
+                          headers={"X-Ticketq-Token": d.token, "Content-Type": "application/json"})
+                r = c.getresponse()
+                out = (r.status, json.loads(r.read())["error"])
+                c.close()
+                return out
+
+            jobs = FleetQueue(f.conn, "jobs")  # its settings from the server
+            dead = jobs.info()["dead"]
+            assert dead == 3, dead
+            for count, shown in ((0, "0"), (-1, "-1"), ((1 << 29) + 1, "536870913"), ("5", '"5"'),
+                                 (1.5, "1.5"), (True, "true"), (None, "null")):
+                status, error = post({"queue": "jobs", "count": count})
+                assert status == 400, (count, status, error)
+                assert error == ('"count": %s: at most this many dead letters, a whole number 1..536870912 '
+                                 "(leave it out for all)" % shown), (count, error)
+            for body in ({"count": 1}, {"queue": 7}):
+                status, error = post(body)
+                assert status == 400 and error.startswith('"queue": the queue\'s name, a string'), (body, error)
+            status, error = post(["jobs"])
+            assert status == 400 and error == 'a JSON body {"queue": NAME[, "count": N]}', error
+            assert jobs.info()["dead"] == dead  # nothing requeued
+        finally:
+            d.stop()
+            s.stop()
+
+
 def test_lane_rows_top_n_and_fair_share():
     dashboard, _ = _host()
     per_lane = [{"lane": "k%d" % i, "weight": 1 + (i % 3), "queued": i, "held": i + 1, "bound": 50}

@@ -101,6 +101,35 @@ def test_the_check_fails_on_drift():
     assert len(problems) == len(want), problems
 
 
+def test_the_check_sees_async_defs():
+    # An ``async def`` is a function too (ast.AsyncFunctionDef, not ast.FunctionDef): in a copy
+    # of lib/, a public coroutine method without a docstring is reported, as a def would be,
+    # and the stub's async pop_until is resolved to the source's and its parameters compared.
+    stubdocs, lib = _stubdocs()  # skips on MicroPython, before the CPython-only imports
+    import os
+    import shutil
+    import tempfile
+
+    tmp = tempfile.mkdtemp()
+    try:
+        copy = os.path.join(tmp, "lib")
+        shutil.copytree(lib, copy)
+        path = os.path.join(copy, "ticketq", "aio.py")
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        old = "    async def pop_until(self, deadline):\n"
+        assert old in text
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text.replace(old, "    async def drain(self):\n        return 0\n\n" + old, 1))
+        problems, counts = stubdocs.check(copy)
+        sources, stubs = stubdocs.load(copy)
+        found = stubdocs.resolve(sources, "ticketq.aio", "AsyncTickets.pop_until")
+    finally:
+        shutil.rmtree(tmp)
+    assert "ticketq.aio.AsyncTickets.drain: public, without a docstring in the source" in problems, problems
+    assert found is not None and found[1].name == "pop_until", found
+
+
 def test_help_shows_the_source_docstrings():
     if IS_MICROPYTHON:
         skip("CPython's pydoc")
@@ -114,8 +143,32 @@ def test_help_shows_the_source_docstrings():
     text = pydoc.render_doc(ticketq.TicketQueue.remove, renderer=pydoc.plaintext)
     assert "Remove the oldest queued ticket" in text, text[:800]
     assert "A point in tick time" in (ticks.Deadline.__doc__ or ""), ticks.Deadline.__doc__
+    import ticketq.aio as aio
+
+    text = pydoc.render_doc(aio.AsyncTickets.pop_until, renderer=pydoc.plaintext)
+    assert "waiting until ``deadline`` for one to arrive" in text and "Timeout" in text, text[:800]
     text = pydoc.render_doc(ticketq, renderer=pydoc.plaintext)
     assert "ticketq.core" in text and "ticketq.ticks" in text, text[:800]
+
+
+def test_help_on_a_keyed_queues_methods_shows_their_docstrings():
+    # A keyed LaneQueue binds its own push, pop, ... per instance (ticketq.keyed: self.push =
+    # self._kpush); help(k.push) shows the bound function's docstring, which must say what
+    # differs for keyed lanes and point to LaneQueue's method for the rest.
+    if IS_MICROPYTHON:
+        skip("CPython's pydoc")
+    import pydoc
+
+    import ticketq.lanes as lanes
+
+    k = lanes.LaneQueue(8, max_lanes=2)
+    names = ("push", "pop", "peek", "remove", "clear", "lane_len", "set_lane", "lane_settings")
+    for name in names:
+        method = getattr(k, name)
+        assert method.__name__ == "_k" + name, (name, method)  # the keyed binding, not the class's
+        text = " ".join(pydoc.render_doc(method, renderer=pydoc.plaintext).split())
+        assert "LaneQueue.%s for keyed lanes" % name in text, (name, text[:600])
+        assert "See LaneQueue.%s" % name in text and "O(" in text, (name, text[:1200])
 
 
 def test_the_command_reports_no_drift():

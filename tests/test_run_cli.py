@@ -169,3 +169,23 @@ def test_a_board_that_cannot_be_reached_is_a_failed_run(tmp_path=None):
     p = _run(["--connect", tty, "--timeout", "2"])
     assert p.returncode == 4 and "cannot reach a MicroPython REPL at %s" % tty in p.stderr, (p.returncode, p.stderr)
     assert "Traceback" not in p.stderr, p.stderr
+
+
+def test_the_stock_microbit_hex_is_no_firmware_choice():
+    # Debian's stock micro:bit hex is retired (issue 23: it cannot compile the package, and
+    # deploy refuses its flat file system): tools/run and tools/devtest.py once still offered
+    # it as --firmware stock, which could only fail on the board. argparse now refuses it, a
+    # usage error (exit 2) before any emulator starts, and neither --help offers it.
+    _host()
+    import os
+    import subprocess
+    import sys
+
+    devtest = [sys.executable, os.path.join(_root(), "tools", "devtest.py")]
+    for tool, run in (("run", _run), ("devtest", lambda a: subprocess.run(devtest + a, capture_output=True, text=True, timeout=120))):
+        p = run(["--emulate", "microbit", "--firmware", "stock"])
+        assert p.returncode == 2 and p.stdout == "", (tool, p.returncode, p.stdout[-500:])
+        assert "argument --firmware: invalid choice: 'stock'" in p.stderr, (tool, p.stderr)
+        h = run(["--help"])
+        assert h.returncode == 0 and "--firmware {ticketq}" in h.stdout, (tool, h.stdout)
+        assert "stock hex is retired" in " ".join(h.stdout.split()), (tool, h.stdout)

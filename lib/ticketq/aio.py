@@ -98,6 +98,32 @@ class AsyncTickets:
         return s
 
     async def pop_until(self, deadline):
+        """Pop the next ticket's job id, waiting until ``deadline`` for one to arrive.
+
+        deadline: a ``ticketq.ticks.Deadline`` (``Deadline(2000)``: 2000 ms from now;
+            ``Deadline(None)``: wait for a push for ever); its ``remaining()`` is in ms.
+
+        With a ticket queued, returns it without suspending (even with a timeout of 0);
+        with an empty queue and an expired deadline, raises ``ticketq.ticks.Timeout``
+        without suspending. Otherwise suspends until a ``push``/``wake`` or the deadline,
+        then checks again, recomputing the time left from the deadline (an early wake-up
+        never extends the wait). The alarm sleeps ``remaining()`` ms on the event loop's
+        own clock, then checks the deadline again: with the real clock (``clock=None``)
+        that ends the wait on time; with a FakeClock the wait ends at the first check after
+        the fake clock has passed it.
+
+        Returns the job id (``0 <= id < 2**30``), popped with ``q.pop()`` (the queue's
+        order, aging and trace apply; O(log n)). Raises ``ticketq.ticks.Timeout`` (a
+        ``ticketq.QueueEmpty``: nothing was taken), or CancelledError if cancelled (no
+        ticket lost: see the module doc); TypeError, before anything is popped, when
+        ``deadline`` is not a Deadline (a timeout in ms is not one).
+
+        Allocates: one ``asyncio.Event`` per call that suspends, one alarm task per
+        suspension with a finite deadline, and the coroutine itself; not for
+        ``heap_lock``. Design sources as ``ticketq.ticks.pop_until``'s (FreeRTOS
+        ``xQueueReceive`` / ``xTaskCheckForTimeOut``, Zephyr ``sys_timepoint_timeout``),
+        waiting on an ``asyncio.Event`` instead of sleeping in slices.
+        """
         # Why not wait_for(event.wait(), t): it can swallow a cancellation that races a
         # wake-up (CPython < 3.12, MicroPython), and the cancelled caller would then lose
         # the ticket this returned. Here the only await is on the waiter's own Event, whose

@@ -134,6 +134,10 @@ def keyed(self, capacity, weights, lane_capacity, aging, most):
 
 
 def _kclear(self):
+    """LaneQueue.clear for keyed lanes (bound as ``q.clear``): drops every ticket, every
+    lane with its settings (weight, bound) and every ring with its turn counts; the sequence
+    goes on. O(max_lanes); no allocation on MicroPython. See LaneQueue.clear.
+    """
     TicketQueue.clear(self)
     for x in range(4 * self._m):
         self._hd[x] = -1
@@ -171,11 +175,23 @@ def _find(self, key):
 
 
 def _klane_len(self, lane):
+    """LaneQueue.lane_len for keyed lanes (bound as ``q.lane_len``): tickets queued
+    under key ``lane`` (0 <= key < 2**30), all classes; 0 for a key with no lane.
+    TypeError/ValueError for a bad key. O(1) expected; no allocation. See LaneQueue.lane_len.
+    """
     s = self._find(_int(lane, 0, _MASK, "lane"))
     return self._cnt[s] if s >= 0 else 0
 
 
 def _kpush(self, job_id, priority, lane=0):
+    """LaneQueue.push for keyed lanes (bound as ``q.push``): ``lane`` is a key,
+    0 <= key < 2**30; a key with no lane gets one (weight 1, bound capacity, at the tail of
+    its class's ring). Returns the sequence number. Raises TypeError/ValueError for bad input,
+    QueueFull, LaneFull (the key's ``set_lane`` bound), LanesFull for a new key while
+    ``max_lanes`` lanes exist; the queue unchanged, no sequence number used up. O(1)
+    expected (the key table; renumbering aside); no allocation. See LaneQueue.push for the
+    rest.
+    """
     try:
         # As the fixed push; xor, not +, for the int-like test: a sum of an id and a key
         # can pass 2**30 (no small int), their xor cannot.
@@ -341,11 +357,21 @@ def _khead(self):
 
 
 def _kpeek(self):
+    """LaneQueue.peek for keyed lanes (bound as ``q.peek``): the job id pop() would
+    return (the head lane of the highest non-empty class's ring); nothing changes. Raises
+    QueueEmpty. O(1); no allocation. See LaneQueue.peek.
+    """
     i = self._d[self._hd[self._khead()]]
     return i if i >= 0 else ~i
 
 
 def _kpop(self):
+    """LaneQueue.pop for keyed lanes (bound as ``q.pop``): the oldest ticket of the
+    head lane of the highest non-empty class's ring, then the ring's turn rule (a head that
+    has taken ``weight`` pops in a row moves to the tail); ``last_lane`` is the key, and the
+    key is folded into ``digest``. A lane left with no ticket ceases to exist. Raises
+    QueueEmpty (queue unchanged). O(1) expected; no allocation. See LaneQueue.pop.
+    """
     x = self._khead()
     m = self._m
     c = x // m
@@ -395,6 +421,12 @@ def _kpop(self):
 
 
 def _kremove(self, job_id):
+    """LaneQueue.remove for keyed lanes (bound as ``q.remove``): removes the oldest
+    queued ticket with this id; True if one was. A lane left with no ticket of that class
+    leaves the ring (the head's turn count restarts if it was the head); one left with no
+    ticket ceases to exist. TypeError/ValueError for a bad id (queue unchanged). O(n); no
+    allocation. See LaneQueue.remove.
+    """
     job_id = _int(job_id, 0, _MASK, "job id")
     j = oldest(self._k, self._d, self._n, job_id)
     if j < 0:
@@ -404,6 +436,12 @@ def _kremove(self, job_id):
 
 
 def _kset_lane(self, lane, weight=None, bound=None):
+    """LaneQueue.set_lane for keyed lanes (bound as ``q.set_lane``): the weight
+    (1..32767) and/or bound (1..capacity) of key ``lane``'s existing lane, from the next pop
+    and push on; None keeps a setting. TypeError/ValueError for a bad argument, ValueError
+    for a key with no lane ("lane 7 has no tickets ... push first"); nothing changed then.
+    O(1) expected; no allocation (except the error messages). See LaneQueue.set_lane.
+    """
     # A lane's weight and bound, from the next pop and push on; nothing moves now.
     lane = _int(lane, 0, _MASK, "lane")
     if weight is not None:
@@ -421,6 +459,11 @@ def _kset_lane(self, lane, weight=None, bound=None):
 
 
 def _klane_settings(self, lane):
+    """LaneQueue.lane_settings for keyed lanes (bound as ``q.lane_settings``):
+    ``(tickets, weight, bound)`` of key ``lane``'s lane, None if it has none.
+    TypeError/ValueError for a bad key. O(1) expected; allocates (a tuple). See
+    LaneQueue.lane_settings.
+    """
     # (tickets, weight, bound) of a keyed lane; None when it has no tickets. Allocates.
     s = self._find(_int(lane, 0, _MASK, "lane"))
     return (self._cnt[s], self._kw[s], self._lc[s]) if s >= 0 else None

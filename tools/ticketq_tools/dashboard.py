@@ -529,12 +529,20 @@ class Dashboard:
                 try:
                     n = int(self.headers.get("Content-Length") or 0)
                     body = json.loads(self.rfile.read(min(n, 65536)) or b"{}")
-                    name = body["queue"]
-                    count = int(body.get("count", 1 << 29))
-                    if not isinstance(name, str) or not 1 <= count <= 1 << 29:
+                    if not isinstance(body, dict):
                         raise ValueError
-                except (ValueError, KeyError, TypeError):
+                except (ValueError, TypeError):
                     return self._json(400, {"error": 'a JSON body {"queue": NAME[, "count": N]}'})
+                name = body.get("queue")
+                if not isinstance(name, str):
+                    return self._json(400, {"error": '"queue": the queue\'s name, a string (a JSON body '
+                                                     '{"queue": NAME[, "count": N]})'})
+                count = body.get("count", 1 << 29)
+                # fleetctl requeue --count's range: at least 1 (fleetctl: "--count 0: at least 1"),
+                # at most 2**29 (all); a whole JSON number, not a bool, a string or 1.5
+                if type(count) is not int or not 1 <= count <= 1 << 29:
+                    return self._json(400, {"error": '"count": %s: at most this many dead letters, a whole number '
+                                                     '1..%d (leave it out for all)' % (json.dumps(count), 1 << 29)})
                 if name not in [q["name"] for q in dash.sampler.snapshot()["queues"]]:
                     return self._json(404, {"error": "no queue %s on this dashboard" % name})
                 try:

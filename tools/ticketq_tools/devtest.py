@@ -6,7 +6,6 @@ non-zero exit when a test fails.
     tools/devtest.py --target host test_ticks      # the same, chosen modules
     tools/devtest.py --emulate microbit            # an emulated micro:bit (QEMU), fresh, on
                                                    #   ticketq's firmware (tools/firmware)
-    tools/devtest.py --emulate microbit --firmware stock   # ... on Debian's stock hex
     tools/devtest.py --connect /dev/ttyACM0        # a board: its profile is the one whose
     tools/devtest.py --connect u0 --board esp32    #   NAME is its sys.platform, or --board
 
@@ -479,16 +478,18 @@ class EmulatedMicrobit:
 
 
 def main(argv=None):
+    from ticketq_tools import firmware  # FIRMWARES, for --firmware (stdlib imports only)
+
     p = argparse.ArgumentParser(description="Run the MicroPython test modules on a target.")
     p.add_argument("modules", nargs="*", help="test modules (default: the profile's TESTS, else all)")
     g = p.add_mutually_exclusive_group()
     g.add_argument("--target", choices=["host"], help="the host MicroPython VM (tools/mpvm; the default)")
     g.add_argument("--connect", "-c", metavar="URL", help="a board: mpremote connect string")
     g.add_argument("--emulate", choices=["microbit"], help="an emulated board (QEMU), started and stopped here")
-    p.add_argument("--firmware", choices=["ticketq", "stock"], default="ticketq",
+    p.add_argument("--firmware", choices=firmware.FIRMWARES, default="ticketq",
                    help="with --emulate microbit: ticketq's own firmware, the library frozen in (tools/firmware "
-                        "microbit, built first if needed; profile microbit-frozen; the default), or Debian's "
-                        "stock hex (profile microbit: the library goes on the file system as source)")
+                        "microbit, built first if needed; profile microbit-frozen; the default and only choice: "
+                        "Debian's stock hex is retired, it cannot compile the library, docs/microbit.md)")
     p.add_argument("--board", help="board profile (default: by the board's sys.platform)")
     p.add_argument("--timeout", type=float, default=120.0, help="seconds per import or test on a board (default 120; "
                    "the whole run on the host VM, default 600)")

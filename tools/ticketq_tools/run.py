@@ -7,7 +7,6 @@ worker's log lines) and a summary. `tools/run` sets up first (tools/setup), then
     tools/run --emulate microbit               # the emulated BBC micro:bit v1 (QEMU) on
                                                #   ticketq's firmware (tools/firmware microbit,
                                                #   built first if the cache lacks it)
-    tools/run --emulate microbit --firmware stock   # ... on Debian's stock hex (exit 3)
     tools/run --emulate qemu-armv7m            # MicroPython's QEMU firmware, ticketq frozen:
                                                #   qemu-armv6m, qemu-armv7m, qemu-rv32
     tools/run --connect /dev/ttyACM0           # a board (also a0, u0, auto, socket://host:port);
@@ -763,6 +762,8 @@ def positive(text):
 # ---- main
 
 def main(argv=None):
+    from ticketq_tools import firmware  # FIRMWARES, for --firmware (stdlib imports only)
+
     p = argparse.ArgumentParser(
         prog="tools/run",
         description="Run the worker firmware on a workload, printing each job as it runs and a summary: "
@@ -779,10 +780,10 @@ def main(argv=None):
                    help="an emulated board (QEMU), started and stopped here: microbit (the BBC micro:bit v1: see --firmware), or "
                         "MicroPython's QEMU firmware with ticketq frozen (tools/mcu.py builds it): qemu-armv6m "
                         "(RP2040's ISA), qemu-armv7m (RP2350, stm32), qemu-rv32 (ESP32-C3)")
-    p.add_argument("--firmware", choices=["ticketq", "stock"], default="ticketq",
+    p.add_argument("--firmware", choices=firmware.FIRMWARES, default="ticketq",
                    help="with --emulate microbit: ticketq's own firmware, the library and worker frozen "
-                        "(tools/firmware microbit; built first if needed; the default), or Debian's stock "
-                        "hex (the worker does not fit there: exit 3)")
+                        "(tools/firmware microbit; built first if needed; the default and only choice: "
+                        "Debian's stock hex is retired, it cannot compile the library, docs/microbit.md)")
     p.add_argument("--board", "-b", metavar="NAME",
                    help="board profile (boards/NAME/board.py or a path; default: host on the VM, the "
                         "emulated board's, or the board's sys.platform)")

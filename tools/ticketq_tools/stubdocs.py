@@ -24,6 +24,10 @@ import ast
 import os
 import sys
 
+# A function definition, ``def`` or ``async def`` (ticketq.aio.AsyncTickets.pop_until).
+_FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEF = _FUNC + (ast.ClassDef,)
+
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/, this package's parent
 LIB = os.path.join(os.path.dirname(HERE), "lib")
 
@@ -35,11 +39,11 @@ def stub_docs(text):
     if ast.get_docstring(tree):
         out[""] = ast.get_docstring(tree)
     for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and ast.get_docstring(node):
+        if isinstance(node, _DEF) and ast.get_docstring(node):
             out[node.name] = ast.get_docstring(node)
         if isinstance(node, ast.ClassDef):
             for sub in node.body:
-                if isinstance(sub, ast.FunctionDef) and ast.get_docstring(sub):
+                if isinstance(sub, _FUNC) and ast.get_docstring(sub):
                     out.setdefault(node.name + "." + sub.name, ast.get_docstring(sub))
     return out
 
@@ -48,7 +52,7 @@ class _Source:
     def __init__(self, name, text):
         self.name, self.text = name, text
         self.tree = ast.parse(text)
-        self.defs = {n.name: n for n in self.tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        self.defs = {n.name: n for n in self.tree.body if isinstance(n, _DEF)}
         self.imported = {}  # name -> module it is imported from
         for n in self.tree.body:
             if isinstance(n, ast.ImportFrom) and n.module and not n.level:
@@ -72,7 +76,7 @@ def _find(sources, module, name, seen=()):
 def _method(sources, src, cls, name, depth=0):
     """(source, node) of method `name` of class node `cls` in `src`, or of its bases."""
     for n in cls.body:
-        if isinstance(n, ast.FunctionDef) and n.name == name:
+        if isinstance(n, _FUNC) and n.name == name:
             return src, n
     for base in cls.bases:
         if depth < 8 and isinstance(base, ast.Name):
@@ -177,11 +181,11 @@ def public_defs(body):
     """(qualified name, node) of the public functions and classes of a module body, and of
     the public methods (and ``__init__``) of those classes."""
     for node in body:
-        if isinstance(node, (ast.FunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+        if isinstance(node, _DEF) and not node.name.startswith("_"):
             yield node.name, node
             if isinstance(node, ast.ClassDef):
                 for sub in node.body:
-                    if isinstance(sub, ast.FunctionDef) and (not sub.name.startswith("_") or sub.name == "__init__"):
+                    if isinstance(sub, _FUNC) and (not sub.name.startswith("_") or sub.name == "__init__"):
                         yield node.name + "." + sub.name, sub
 
 
@@ -200,7 +204,7 @@ def _bound(tree):
     todo = list(tree.body)
     while todo:
         n = todo.pop()
-        if isinstance(n, (ast.FunctionDef, ast.ClassDef)):
+        if isinstance(n, _DEF):
             names.add(n.name)
         elif isinstance(n, (ast.Import, ast.ImportFrom)):
             names |= {(a.asname or a.name).split(".")[0] for a in n.names}
@@ -260,7 +264,7 @@ def check(lib=LIB):
         if ast.get_docstring(tree) and ast.get_docstring(src.tree):
             problems.append("%s: module docstring in the stub and in the source (keep the source's)" % module)
         bound = _bound(src.tree)
-        tops = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef))}
+        tops = {n.name: n for n in tree.body if isinstance(n, _DEF)}
         for qual, node in public_defs(tree.body):
             head = qual.partition(".")[0]
             if _is_protocol(tops[head]):
@@ -280,7 +284,7 @@ def check(lib=LIB):
                 problems.append("%s.%s: documented in the stub and in the source (keep the source's)" % (module, qual))
             if not in_source and not qual.endswith(".__init__"):
                 problems.append("%s.%s: in the stub, no docstring in the source (%s)" % (module, qual, found[0].name))
-            if isinstance(node, ast.FunctionDef) and isinstance(found[1], ast.FunctionDef):
+            if isinstance(node, _FUNC) and isinstance(found[1], _FUNC):
                 counts["signatures"] += 1
                 if _params(node) != _params(found[1]):
                     problems.append("%s.%s: the stub's parameters %s are not the source's %s (%s)" % (
