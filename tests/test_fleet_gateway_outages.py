@@ -204,10 +204,15 @@ def test_ctrl_c_and_sigterm_with_the_unix_port_leave_nothing_leased():
         q = FleetQueue(srv.client(), fleet_server.fresh_name("gwu"), 64)
         for i in range(1, 41):
             q.push(i, i % 4)
+        # preexec_fn: Ctrl-C's default, as for a command in a terminal's foreground. Started from
+        # a shell's background job (`./tools/test &`, nohup), this process and its children
+        # inherit SIGINT ignored, and Python then keeps it ignored: the gateway ran on past
+        # the signal and the test timed out (twice, in clean-clone runs started that way).
         p = subprocess.Popen([sys.executable, os.path.join(root, "tools", "gateway.py"), "--url", srv.url,
                               "--queue", q.name, "--unix", "--capacity", "4", "--lease-ms", "600000"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             env=dict(os.environ, PYTHONUNBUFFERED="1"))
+                             env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         lines = []
         try:
             while len([l for l in lines if l.startswith("ack ")]) < after:

@@ -39,8 +39,11 @@ def scrape(url):
 
 def start(args, first):
     # a tool as a process; read stdout up to the line starting with `first`: (proc, url)
+    # SIGINT at its default (stop() sends it), even when this test runs in a background job,
+    # which inherits SIGINT ignored (test_fleet_gateway_outages says more)
     p = subprocess.Popen([sys.executable] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         env=dict(os.environ, PYTHONUNBUFFERED="1"))
+                         env=dict(os.environ, PYTHONUNBUFFERED="1"),
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines = []
     while True:
         line = p.stdout.readline()
