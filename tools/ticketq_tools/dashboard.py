@@ -171,12 +171,7 @@ class Sampler:
         self.thread = None
 
     def _queue(self, name):
-        q = self.open.get(name)
-        if q is None:
-            q = fleetctl.open_queue(self.conn, name, self.prefix)
-            q.retries = 0
-            self.open[name] = q
-        return q
+        return fleetctl.open_cached(self.open, self.conn, name, self.prefix)
 
     def sample(self):
         """Read every queue now; returns the new state (also kept for snapshot())."""

@@ -96,6 +96,18 @@ def open_queue(conn, name, prefix="tq"):
     return fleet.FleetLaneQueue(conn, name, prefix=prefix)
 
 
+def open_cached(cache, conn, name, prefix="tq"):
+    """open_queue(conn, name, prefix), once per name: kept in `cache` ({name: queue}), with no
+    retries of its own (the readers that sample on a period, the dashboard and the metrics
+    exporter, retry with their next sample). Drop a name from `cache` to open it again."""
+    q = cache.get(name)
+    if q is None:
+        q = open_queue(conn, name, prefix)
+        q.retries = 0
+        cache[name] = q
+    return q
+
+
 def safe_url(url):
     """The URL with its password hidden, as redis-cli shows it: redis://:***@host:port/db
     (redis://user:***@... with an ACL user). For every line a tool prints."""

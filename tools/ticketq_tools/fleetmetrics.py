@@ -59,12 +59,7 @@ class QueueCollector:
         self.errors = 0
 
     def _queue(self, name):
-        q = self.open.get(name)
-        if q is None:
-            q = fleetctl.open_queue(self.conn, name, self.prefix)
-            q.retries = 0
-            self.open[name] = q
-        return q
+        return fleetctl.open_cached(self.open, self.conn, name, self.prefix)
 
     def collect(self):
         g = {}
