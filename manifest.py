@@ -20,11 +20,6 @@ package(
            "resp.py", "ticks.py"],
     base_path="lib",
 )
-# The deprecated 0.1.0 flat names (lib/ticketq_*.py, kept one release for file installs:
-# mip, tools/deploy.py, pip) are NOT frozen: MicroPython's mpy-tool names a frozen module's C
-# symbols by its path with "/" made "_", so ticketq/lanes.py and ticketq_lanes.py both
-# become frozen_module_ticketq_lanes and the firmware does not compile (measured on 1c3c201).
-# A frozen build imports the package's names (ticketq.lanes ...).
 # The viper hot path (ticketq.viper) compiles only where the port has a native emitter
 # (rp2, esp32, stm32, unix): include(".../manifest.py", viper=True) on those. Without it,
 # ticketq runs its bytecode path.

@@ -46,7 +46,7 @@ Time: ticks only, through ``ticketq.ticks`` (its tick functions and ``Deadline``
 Memory, measured on the BBC micro:bit v1 (MicroPython 1.9.2 under QEMU; see
 ``boards/microbit/board.py``): importing this module takes about 1.9 KB of heap (it imports
 ``ticketq`` and ``ticketq.ticks``; figures of 0.1.0, when ``pop_until`` was a module of its
-own, ``ticketq_wait``, that this import left out), compiling it about 2.9 KB more
+own, that this import left out), compiling it about 2.9 KB more
 for a moment, and a ``Worker(32)`` about 0.7 KB besides its queue's. ``submit``,
 ``cancel``, ``step`` and ``run`` allocate nothing themselves: only what the job does, what
 ``out`` does with the line, and the line itself when ``out`` is set (proved under

@@ -5,7 +5,7 @@
 --     local V = <V>
 -- so each function is registered as tq<V>_<op>. A client built for another version calls
 -- names this server does not have and gets "Function not found", never an old behaviour.
--- The version V is ticketq_fleet.VERSION (lib/ticketq_fleet.py): one number, one place.
+-- The version V is ticketq.fleet.VERSION (lib/ticketq/fleet.py): one number, one place.
 --
 -- KEYS: every function gets the same ten keys of one queue, in this order. The client
 -- builds them as <prefix>{<name>}:<suffix>; the {name} hash tag puts them in one Redis
@@ -52,7 +52,7 @@ local NKEYS = 10
 local MASK = 0x3FFFFFFF          -- 2**30 - 1: ids, sequence numbers, the digest
 local LO = 0x40000000            -- 2**30: lo counts 0 .. 2**30 - 1, then carries into hi
 local HI_END = 0x100000000       -- 2**32: hi stays below it, so 2**62 pushes in all
-local DIG0 = 0x2A5F0C3           -- the digest of an empty schedule (ticketq_base._DIG0)
+local DIG0 = 0x2A5F0C3           -- the digest of an empty schedule (ticketq.core._DIG0)
 local IDEM_MS = 3600000          -- an idle client's replay record is dropped after 1 h
 local IDEM_STAMP_MS = 60000      -- (its idle stamp moves at most once a minute: see idem)
 local BAND = 32                  -- a lane queue's class band: 32 scores, one per lane
@@ -70,7 +70,7 @@ local function now_ms()
 end
 
 local function int_arg(v, lo, hi, what)
-  -- Arguments arrive as strings. Clients check them first (ticketq_heap._int rules); this
+  -- Arguments arrive as strings. Clients check them first (ticketq.core._int rules); this
   -- is the server's own guard, for redis-cli and other callers.
   -- Canonical decimal integers only, as Redis writes them: tonumber would also take "1e3",
   -- "0x10" and surrounding spaces, and "-0", "+1" or "007" are not how a number is written.
@@ -515,7 +515,7 @@ end
 
 local function digest(g, id, seq, cls, lane)
   -- ticketq.TicketQueue.pop's schedule digest, the same formula bit for bit; for a lane
-  -- other than 0, ticketq_lanes.LaneQueue.pop's one more rotation and xor of the lane.
+  -- other than 0, ticketq.lanes.LaneQueue.pop's one more rotation and xor of the lane.
   g = bit.bxor(rot5(g), id)
   g = bit.bxor(bit.bxor(rot5(g), seq), bit.lshift(cls, 28))
   if lane and lane ~= 0 then

@@ -89,7 +89,7 @@ end
 
 local function fold_of(key)
   -- What the digest folds for a key: the int, or for a str key h = 5381, h = (h * 33 +
-  -- byte) mod 2**30 over its bytes (ticketq_fleetlanes._fold).
+  -- byte) mod 2**30 over its bytes (ticketq.fleet._fold).
   local n = int_key(key)
   if n then
     return n

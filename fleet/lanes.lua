@@ -1,4 +1,4 @@
--- lanes.lua: fair lanes on the server, ticketq_lanes.LaneQueue's contract: lopen, lpush,
+-- lanes.lua: fair lanes on the server, ticketq.lanes.LaneQueue's contract: lopen, lpush,
 -- lpop (optionally leased), lpeek, lanes (per-lane counts), ltickets, ltable. Loaded after
 -- core.lua, queue.lua and lease.lua; remove, info, clear, destroy and the lease calls
 -- (ack, release, touch, dead) are the plain queue's, which serve both kinds.
@@ -21,7 +21,7 @@
 -- extra turn; the ticket, now its lane's oldest, takes the lane's next turn. While leased
 -- it counts against its lane's bound, as against the queue's capacity.
 
-local LANES, SLOTS = 30, 32767  -- ticketq_lanes' bounds: lanes, and any weight or their sum
+local LANES, SLOTS = 30, 32767  -- ticketq.lanes' bounds: lanes, and any weight or their sum
 
 local function digit(l)
   return string.sub(DIGITS, l + 1, l + 1)
@@ -46,7 +46,7 @@ local function count(s)
 end
 
 local function weights(s)
-  -- Lane weights as ticketq_lanes._weights checks them: 1..30 lanes, each 1..32767, the sum too.
+  -- Lane weights as ticketq.lanes._weights checks them: 1..30 lanes, each 1..32767, the sum too.
   local n = count(s)
   if n < 1 or n > LANES then
     fail('TQARG', 'lanes must be 1..' .. LANES .. ', not ' .. n)
@@ -63,7 +63,7 @@ local function weights(s)
 end
 
 local function lane_table(w, total)
-  -- The lane table, a string of W lane digits: docs/lanes.md step 2, as ticketq_lanes.table
+  -- The lane table, a string of W lane digits: docs/lanes.md step 2, as ticketq.lanes.table
   -- computes it (tests compare the two for many weight vectors). Lane l's j-th turn is
   -- released at floor(j*W/w) and due by ceil((j+1)*W/w); each slot goes to the released
   -- turn due first, the lower lane on a tie. Every product is below W*W < 2**30 and every
@@ -225,7 +225,7 @@ end
 -- ltickets: every queued ticket in pop order (if nothing else happened and aging were
 -- off), flat: id, class, seq, promoted, lane, ... Each class is drained from its cursor:
 -- each of its lanes takes its next table entry in turn, the nearest first. O(n * lanes +
--- W): for audits and tests (ticketq_audit.tickets of a LaneQueue), not for a hot path.
+-- W): for audits and tests (ticketq.audit.tickets of a LaneQueue), not for a hot path.
 local function ltickets(keys, args)
   local m = meta(keys, 'lanes')
   reap(keys, m, now_ms())
@@ -289,7 +289,7 @@ end
 
 -- ltable: args weights ("3,1,2"). The lane table of those weights, as lopen computes and
 -- stores it (a string of W lane digits, base 32): for operators and for the tests that
--- compare it with ticketq_lanes.table. Takes no keys; changes nothing.
+-- compare it with ticketq.lanes.table. Takes no keys; changes nothing.
 local function ltable(keys, args)
   return lane_table(weights(args[1]))
 end

@@ -356,7 +356,7 @@ local function info(keys, args)
 end
 
 -- tickets: every queued ticket in pop order, flat: id, class, seq, promoted, ... O(n):
--- for audits and tests (ticketq_audit.tickets), not for a hot path.
+-- for audits and tests (ticketq.audit.tickets), not for a hot path.
 local function tickets(keys, args)
   local m = meta(keys, 'plain')
   reap(keys, m, now_ms())

@@ -124,7 +124,7 @@ def test_an_added_module_may_not_shadow_a_profiles_mpy():
     # ticketq/core.py beside it, which MicroPython imports first (.py before .mpy): the board
     # would run the stripped source, without the .mpy's RAM saving, and nothing said so. The
     # same module under two names is refused like two files under one name, before any
-    # board is reached; so is a flat shim's twin.
+    # board is reached.
     deploy = _deploy()
     prof = deploy.read_profile("rp2")
     assert prof.get("MPY")
@@ -132,9 +132,6 @@ def test_an_added_module_may_not_shadow_a_profiles_mpy():
     e = raises(deploy.DeployError, lambda: deploy.plan(prof, mpy=True, lib_only=True,
                                                        add=[os.path.join(lib, "ticketq", "core.py")]))
     assert "both import as ticketq.core" in str(e), str(e)
-    e = raises(deploy.DeployError, lambda: deploy.plan(prof, mpy=True, lib_only=True,
-                                                       add=[os.path.join(lib, "ticketq_audit.py")]))
-    assert "both import as ticketq_audit" in str(e), str(e)
     # a module the profile leaves off goes on at its place in the package
     # (docs/boards.md: --add lib/ticketq/lanes.py)
     items = deploy.plan(prof, mpy=True, lib_only=True, add=[os.path.join(lib, "ticketq", "lanes.py")])
@@ -210,8 +207,7 @@ def test_deploy_makes_the_package_folder_on_a_board_with_folders(tmp_path=None):
     home = str(tmp_path) if tmp_path else tempfile.mkdtemp()
     # stripped source, no MARCH (any port takes it); a few files, each write is slow here
     prof = {"NAME": "t", "MPY": False, "_path": "/nonexistent/board.py",
-            "FILES": ["lib/ticketq/core.py", "lib/ticketq/__init__.py", "lib/ticketq/ticks.py",
-                      "lib/ticketq_heap.py"]}
+            "FILES": ["lib/ticketq/core.py", "lib/ticketq/__init__.py", "lib/ticketq/ticks.py"]}
     logs = []
     with mpunix.board(home) as url:
         with deploy.Board(url, soft_reset=False) as b:  # a soft reset would end the unix port
@@ -219,7 +215,7 @@ def test_deploy_makes_the_package_folder_on_a_board_with_folders(tmp_path=None):
             again = deploy.deploy(b, prof, lib_only=True, log=logs.append)
             on_board = b.files()
     names = [r.name for r in res]
-    assert "ticketq/__init__.py" in names and "ticketq/core.py" in names and "ticketq_heap.py" in names, names
+    assert "ticketq/__init__.py" in names and "ticketq/core.py" in names and "ticketq/ticks.py" in names, names
     assert all(r.status.startswith("written") for r in res), res
     assert [r.status for r in again] == ["unchanged"] * len(again), again
     assert set(names) <= set(on_board), (names, on_board)

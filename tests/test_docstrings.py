@@ -1,5 +1,5 @@
 # The library's documentation lives once, in the source (issue 23): every public module,
-# class and function of lib/ (the package lib/ticketq/ and the deprecated flat shims) carries
+# class and function of lib/ (the package lib/ticketq/) carries
 # its docstring where help() and an editor find it, and the .pyi stubs carry the types only,
 # checked against the source rather than kept in step by hand: tools/stubdocs.py's check
 # resolves each stub name to its definition (through a class's bases and `from MODULE import
@@ -30,13 +30,13 @@ def test_the_stubs_match_the_sources_and_every_public_definition_is_documented()
     stubdocs, lib = _stubdocs()
     problems, counts = stubdocs.check(lib)
     assert not problems, "\n".join(problems)
-    # What the check covered: the package's seven stubs and the 14 shims' ones, most of their
+    # What the check covered: the package's stubs, most of their
     # definitions found in the source and their parameters compared.
     sources, stubs = stubdocs.load(lib)
     package = sorted(m for m in sources if m == "ticketq" or m.startswith("ticketq."))
     assert package == ["ticketq", "ticketq.aio", "ticketq.audit", "ticketq.core", "ticketq.fleet",
                        "ticketq.keyed", "ticketq.lanes", "ticketq.resp", "ticketq.ticks", "ticketq.viper"], package
-    assert len(stubs) >= 21 and counts["checked"] >= 90 and counts["signatures"] >= 70, counts
+    assert len(stubs) >= 7 and counts["checked"] >= 90 and counts["signatures"] >= 70, counts
     assert counts["documented"] >= 90, counts
 
 
@@ -50,9 +50,6 @@ def test_every_package_module_has_its_own_docstring():
     for module, src in sorted(sources.items()):
         doc = ast.get_docstring(src.tree)
         assert doc, module
-        if module != "ticketq" and not module.startswith("ticketq."):
-            assert doc.startswith("Deprecated: ``ticketq."), (module, doc[:80])  # a shim
-            continue
         first = doc.split("\n", 1)[0]
         assert first.startswith(module + ":"), (module, first)
         others = [l for l in doc.splitlines()[1:] if l.startswith("ticketq.") and l.split(":")[0] in sources]

@@ -62,7 +62,7 @@ def _check_installed(root, exe, home, lib):
     env = dict(os.environ, HOME=home)
     env.pop("MICROPYPATH", None)  # the port's default path: ~/.micropython/lib is on it
     code = ("import ticketq\nq = ticketq.TicketQueue(4)\nq.push(5, ticketq.LOW)\nq.push(6, ticketq.HIGH)\n"
-            "from ticketq.ticks import Deadline\nimport ticketq_lanes\n"
+            "from ticketq.ticks import Deadline\nimport ticketq.lanes\n"
             "print(ticketq.__version__, ticketq.__file__, q.pop(), q.pop())")
     p = subprocess.run([exe, "-c", code], cwd=home, env=env, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr

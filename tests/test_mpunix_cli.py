@@ -85,8 +85,8 @@ def test_quiet_leaves_out_pass_and_skip_lines_but_keeps_the_count():
 
 def test_mprun_blocks_the_viper_module_the_tools_name():
     # tests/mprun.py --bytecode (the unix-bytecode stage) must block the very module the host
-    # tools block (ticketq_tools.libnames, read from manifest.py): a stale name there (the
-    # flat ticketq_viper of 0.1.0) would let the viper path run in the bytecode stage.
+    # tools block (ticketq_tools.libnames, read from manifest.py): a stale name there (an old
+    # module name) would let the viper path run in the bytecode stage.
     if IS_MICROPYTHON:
         skip("reads tests/mprun.py on CPython")
     import os

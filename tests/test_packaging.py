@@ -11,8 +11,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..") if not IS_
 
 
 def lib_modules():
-    # every module of lib/, as its path under lib/: the package's (ticketq/core.py ...) and
-    # the deprecated flat shims (ticketq_lanes.py ...)
+    # every module of lib/, as its path under lib/: the package's (ticketq/core.py ...)
     return sorted(os.path.relpath(p, os.path.join(ROOT, "lib")).replace(os.sep, "/")
                   for p in glob.glob(os.path.join(ROOT, "lib", "*.py")) + glob.glob(os.path.join(ROOT, "lib", "*", "*.py")))
 
@@ -52,7 +51,7 @@ def _manifestfile(tmp):
 def test_manifest_freezes_every_library_module(tmp_path=None):
     # the package (ticketq/...), read by ticketq_tools.libnames (what every
     # tool freezes by) and, where the tarball is here, by MicroPython's manifestfile.py;
-    # the viper module (and its old name) only with viper=True
+    # the viper module only with viper=True
     if IS_MICROPYTHON:
         skip("reads the repository's files (host only)")
     import sys
@@ -60,9 +59,7 @@ def test_manifest_freezes_every_library_module(tmp_path=None):
     sys.path.insert(0, os.path.join(ROOT, "tools"))
     from ticketq_tools import libnames
 
-    # the package only: the flat shims are not frozen (manifest.py: their C symbols would
-    # collide with the package modules' in mpy-tool's output)
-    every = ["lib/" + m for m in lib_modules() if m.startswith("ticketq/")]
+    every = ["lib/" + m for m in lib_modules()]
     viper = ["lib/ticketq/viper.py"]
     assert libnames.manifest_files(True) == every
     assert libnames.manifest_files(False) == sorted(set(every) - set(viper))

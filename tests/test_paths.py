@@ -219,8 +219,8 @@ def test_a_viper_module_that_raises_while_it_runs_keeps_the_bytecode_path():
 
 
 def test_importing_the_viper_module_first_still_gives_the_viper_path():
-    # `import ticketq.viper` before `import ticketq` (e.g. for tqviper.BytecodeQueue): in
-    # 0.1.0 ticketq, imported by the flat ticketq_viper, met it half made and kept the
+    # `import ticketq.viper` before `import ticketq` (e.g. for tqviper.BytecodeQueue): once
+    # ticketq, imported by the viper module, met it half made and kept the
     # bytecode class, for the whole program, silently. Now the viper module stands on
     # ticketq.core alone (no circle): importing it first runs the package's __init__, which
     # swaps its class in.

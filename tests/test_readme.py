@@ -78,7 +78,7 @@ def _imports(code):
 
 def _dotted(path):
     # "lib/ticketq/core.py" -> "ticketq.core", "lib/ticketq/__init__.py" -> "ticketq",
-    # "lib/ticketq_lanes.py" -> "ticketq_lanes", "firmware/worker.py" -> "worker"
+    # "firmware/worker.py" -> "worker"
     parts = path[:-3].split("/")[1:]
     if parts[-1] == "__init__":
         parts = parts[:-1]

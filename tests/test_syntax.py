@@ -1,7 +1,7 @@
 # CPython only: the code that runs on boards keeps to what every target parses. The
 # library and the firmware run unchanged on CPython >= 3.9 (checked with vermin) and on
 # MicroPython down to 1.9.2 on the micro:bit: no f-strings, no walrus, no annotations (the
-# .pyi stubs carry the types), and no async syntax outside ticketq_async (the micro:bit
+# .pyi stubs carry the types), and no async syntax outside ticketq.aio (the micro:bit
 # firmware rejects it). The device tests compile only the modules that fit the micro:bit;
 # this checks all of them.
 import ast
@@ -16,7 +16,7 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 
 # Modules that never reach MicroPython 1.9 and may use what their ports parse, with why.
 EXEMPT = {
-    "lib/ticketq_viper.py": "the viper hot path: viper annotations (ptr32, int casts) are "
+    "lib/ticketq/viper.py": "the viper hot path: viper annotations (ptr32, int casts) are "
                             "its syntax; only ports with a native emitter compile it, it is in "
                             "no micro:bit profile, and ticketq falls back to bytecode without it",
 }
@@ -24,6 +24,7 @@ EXEMPT = {
 
 def board_files():
     return sorted(glob.glob(os.path.join(ROOT, "lib", "*.py")) +
+                  glob.glob(os.path.join(ROOT, "lib", "ticketq", "*.py")) +
                   glob.glob(os.path.join(ROOT, "firmware", "*.py")) +
                   glob.glob(os.path.join(ROOT, "boards", "*", "board.py")))
 
@@ -47,7 +48,7 @@ def test_micropython_1_9_syntax_only():
                     (isinstance(n, ast.arg) and n.annotation is not None):
                 what = "annotation"
             elif isinstance(n, (ast.AsyncFunctionDef, ast.Await, ast.AsyncFor, ast.AsyncWith)) \
-                    and not path.endswith("ticketq_async.py"):
+                    and not path.endswith(os.path.join("ticketq", "aio.py")):
                 what = "async syntax"
             if what:
                 bad.append("%s:%d: %s" % (os.path.relpath(path, ROOT), getattr(n, "lineno", 0), what))

@@ -1,8 +1,7 @@
 # Tick arithmetic on every interpreter (the clocks: test_ticks_clock.py). The definitions
 # in Python (ticketq.ticks._ticks_add/_ticks_diff, present on every interpreter) are checked
 # against known values and, on MicroPython, against the firmware's own
-# time.ticks_add/ticks_diff, which ticketq.ticks then uses. (The deprecated name
-# ticketq.ticks: test_old_names.py.)
+# time.ticks_add/ticks_diff, which ticketq.ticks then uses.
 import ticketq.ticks as tt
 from support import skip, IS_MICROPYTHON
 

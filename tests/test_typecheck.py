@@ -153,38 +153,3 @@ def test_it_catches_what_a_board_lacks():
     assert on(11, '"Pin" is not a known attribute of module "machine"') == ["microbit"]
     sock = on(4, 'Import "socket" could not be resolved')
     assert "rp2" in sock and "microbit" in sock and not any(t.startswith("esp32") for t in sock)
-
-
-def test_old_module_names_type_check_as_they_import():
-    # The deprecated flat names (tests/test_old_names.py's table) carry .pyi stubs too: every
-    # name old code imports from them must resolve for pyright as it does at run time (a stub
-    # that imports a name without re-exporting it, or under another name, hides it: a fresh
-    # user found nine such names).
-    _need_pyright()
-    import json
-    import os
-    import shutil
-    import subprocess
-    import sys
-    import tempfile
-
-    from test_old_names import OLD
-
-    d = tempfile.mkdtemp()
-    try:
-        lines = []
-        for old, (_, names) in sorted(OLD.items()):
-            for n in names:
-                lines.append("from %s import %s as %s_%s" % (old, n, old, n))
-        lines.append("import ticketq")
-        lines.append("print(ticketq.QueueBase)")
-        with open(os.path.join(d, "old_user.py"), "w") as f:
-            f.write("\n".join(lines) + "\n")
-        with open(os.path.join(d, "pyrightconfig.json"), "w") as f:
-            json.dump({"extraPaths": [os.path.join(_root(), "lib")], "pythonVersion": "3.9"}, f)
-        p = subprocess.run([sys.executable, "-m", "pyright", "old_user.py"], capture_output=True,
-                           text=True, timeout=600, cwd=d)
-    finally:
-        shutil.rmtree(d)
-    assert p.returncode == 0 and "0 errors" in p.stdout, p.stdout + p.stderr
-    assert len(lines) > 60, len(lines)

@@ -220,8 +220,7 @@ def test_workload_file_is_the_sample():
 
 
 def sure_imports(path):
-    # Modules a source file imports outside any `if` or `try` (a deprecated shim's
-    # `import warnings` is in a try: boards have none).
+    # Modules a source file imports outside any `if` or `try`.
     import ast
     names, todo = set(), [ast.parse(open(path).read(), path)]
     while todo:

@@ -118,8 +118,8 @@
      "file": "lib/ticketq/fleet.py", "rule": "reportIncompatibleMethodOverride",
      "line": "def tickets(self):",
      "why": "by design: a lane queue's tickets carry their lane, (id, class, seq, promoted, "
-            "lane) against FleetQueue's 4-tuples, as ticketq_audit.tickets gives a LaneQueue's "
-            "a lane a TicketQueue's lack (ticketq_fleetlanes.pyi documents the shape)"},
+            "lane) against FleetQueue's 4-tuples, as ticketq.audit.tickets gives a LaneQueue's "
+            "a lane a TicketQueue's lack (ticketq/fleet.pyi documents the shape)"},
     {"kind": "fp", "targets": "*",
      "file": "lib/ticketq/fleet.py", "rule": "reportIncompatibleMethodOverride",
      "line": "def _letters(self, r):",

@@ -11,13 +11,6 @@ FILES = [
     "lib/ticketq/__init__.py",
     "lib/ticketq/ticks.py",
     "lib/ticketq/audit.py",
-    # the 0.1.0 names of what is above: deprecated shims, kept for one release (CHANGELOG)
-    "lib/ticketq_heap.py",
-    "lib/ticketq_base.py",
-    "lib/ticketq_deadline.py",
-    "lib/ticketq_ticks.py",
-    "lib/ticketq_wait.py",
-    "lib/ticketq_audit.py",
     "firmware/worker.py",
     "firmware/shell.py",
     "firmware/workload.py",

@@ -15,8 +15,6 @@ FROZEN = [
     "lib/ticketq/ticks.py",
     "lib/ticketq/audit.py",
     "lib/ticketq/lanes.py",
-    # (the deprecated 0.1.0 flat names are not frozen: mpy-tool would give ticketq/lanes.py
-    # and ticketq_lanes.py the same C symbols, manifest.py)
     "firmware/worker.py",
     "firmware/shell.py",
     "firmware/workload.py",

@@ -18,19 +18,19 @@
 #   new name ~10 B (and the 61st, 141st... interned name a new table of 336, 656... B);
 #   compiling a module needs about three times its stripped size free for a moment, and
 #   the heap must keep a free 0.5 KB block for the REPL to parse a line.
-#   import ticketq (ticketq, ticketq_heap, ticketq_base)  4816 B  -> 4992 B free
+#   import ticketq (then three flat modules)             4816 B  -> 4992 B free
 #   q = ticketq.TicketQueue(32)                          848 B  (arrays 2 x 144 B)
-#   import ticketq_deadline (Deadline, ticks_*)          1248 B  (with a 336 B name table)
+#   Deadline, ticks_* (then a module of their own)       1248 B  (with a 336 B name table)
 #   import worker                                       ~2000 B  (needs ~5.4 KB free to
 #                                                                compile: MemoryError)
 #   w = worker.Worker(32)                                1088 B  (its queue, the job table)
-# So the worker does not fit: 3.8 KB are free after the library and ticketq_deadline, and
+# So the worker does not fit: 3.8 KB are free after the library and Deadline, and
 # even with compiling for free library + Deadline + worker + Worker(32) leave ~0.6 KB,
 # less than a REPL command and a session's job names need (docs/microbit.md).
-# ticketq_wait (+0.74 KB, pop_until) is on for the REPL, not imported by the worker (with
-# the library and ticketq_deadline, 2.9 KB stay free: README's Deadline loop runs,
+# pop_until (+0.74 KB) is on for the REPL, not imported by the worker (with
+# the library and Deadline, 2.9 KB stay free: README's Deadline loop runs,
 # test_wait_board);
-# ticketq_ticks (FakeClock: +0.7 KB) stays off; ticketq/lanes.py (fair lanes, 7.2 KB stripped) would need ~21 KB free to
+# FakeClock (+0.7 KB) stays off; ticketq/lanes.py (fair lanes, 7.2 KB stripped) would need ~21 KB free to
 # compile, more than the whole heap, so it and its test modules (test_lanes*) stay off too;
 # firmware/shell.py and firmware/workload.py (REPL conveniences, sample workload) do not
 # fit either.
@@ -50,7 +50,7 @@ FILES = [  # what the worker imports, in the order to import them at the REPL
 # names to `import ticketq`, past the 60 of the interpreter's first name tables, so the
 # import grows the table by 336 B; that cost test_queue_errors its room to compile
 # (measured). Read the version on the host: package.json, or ticketq.__version__ there.
-# ticketq.WHY (why the bytecode path: here always "no module named 'ticketq_viper'") keeps
+# ticketq.WHY (why the bytecode path: here always "no module named 'ticketq.viper'") keeps
 # its message, 48 B after the import, enough for tools/bench's kernels to stop compiling
 # beside the library (measured): left out too, with the `as e` that makes it.
 DROP = ["__version__", "WHY"]
@@ -59,10 +59,10 @@ DROP = ["__version__", "WHY"]
 # that run here, one at a time after a soft reset, next to the library (~4.8 KB). The
 # others need asyncio, hypothesis or CPython, or do not fit: compiling a test module needs
 # about 3x its stripped size of free heap (test_queue_sift, _replay, _model_small,
-# _badargs, test_aging with ticketq_audit), or their loops need more than is left
+# _badargs, test_aging with ticketq.audit), or their loops need more than is left
 # (test_queue_wrap). They run on the VM and CPython. (test_queue_errors, _seq and
-# _renumber fit since the library was split in three modules: ticketq, ticketq_heap,
-# ticketq_base.)
+# _renumber fit since the library was split in modules: ticketq and
+# ticketq.core.)
 TESTS = [
     "test_boot",
     "test_queue_order",

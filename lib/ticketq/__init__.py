@@ -51,8 +51,7 @@ of pushes and pops wrong, as frozen armv6m code at an address 2 mod 4 does). ``W
 why.
 ``ticketq.lanes.LaneQueue`` stands on the bytecode class on every path. Both classes keep
 this contract exactly: same results, digest, errors, renumbering and aging, no allocation. To force the bytecode path (tests, benchmarks), block the viper
-module before the first ``import ticketq``: ``sys.modules["ticketq.viper"] = None`` (the
-deprecated ``sys.modules["ticketq_viper"] = None`` still works for one release).
+module before the first ``import ticketq``: ``sys.modules["ticketq.viper"] = None``.
 
 Modules (the package ``ticketq``; each module is one thing of the domain, none imports in a
 circle):
@@ -70,10 +69,6 @@ circle):
   the aging bound (``max_wait``);
 * ``ticketq.fleet`` and ``ticketq.resp``: the same contract kept in Redis or Valkey, and the
   RESP client a board with sockets uses for it.
-
-The flat names of 0.1.0 (``ticketq_lanes``, ``ticketq_ticks``, ``ticketq_deadline``,
-``ticketq_wait``, ``ticketq_fleet`` ...) are deprecated modules that re-export these, kept for
-one release (docs/layout.md, "Old module names": what to write instead).
 """
 
 from ticketq.core import TicketQueue, QueueBase, QueueFull, QueueEmpty, LOW, NORMAL, HIGH, CRITICAL
@@ -82,8 +77,7 @@ __version__ = "0.1.0"  # as package.json, manifest.py and pyproject.toml (tests/
 
 # The hot path: viper where the port compiles it (ticketq.viper), this bytecode class where
 # it does not. PATH says which ("viper" or "bytecode"). To force the bytecode path, block
-# the module before the first import: sys.modules["ticketq.viper"] = None (or, for one
-# release, its old name ticketq_viper).
+# the module before the first import: sys.modules["ticketq.viper"] = None.
 # Any failure to load it keeps the bytecode path, not only ImportError (no module: the
 # micro:bit, CPython): SyntaxError or NotImplementedError (no emitter: the VM), ValueError
 # (a corrupt or foreign .mpy), MemoryError (compiling it). (PATH comes from the module, not
@@ -95,10 +89,10 @@ PATH = "bytecode"
 try:
     import sys
 
-    # blocked, by its name or its deprecated one: say so in WHY (MicroPython 1.9.2, the
+    # blocked: say so in WHY (MicroPython 1.9.2, the
     # micro:bit's, has no sys.modules)
     _m = getattr(sys, "modules", {})
-    if _m.get("ticketq.viper", 0) is None or _m.get("ticketq_viper", 0) is None:
+    if _m.get("ticketq.viper", 0) is None:
         raise ImportError("ticketq.viper blocked in sys.modules")
     from ticketq.viper import TicketQueue, PATH, WHY
 except (ImportError, Exception) as e:

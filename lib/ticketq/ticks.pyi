@@ -26,7 +26,7 @@ def ticks_ms() -> int:
 
 
 # The definitions in Python (CPython's and a 64-bit port's ticks_add/ticks_diff; the tests
-# check them against the firmware's): not API, named by the deprecated ticketq_softticks.
+# check them against the firmware's): not API.
 def _ticks_add(t: int, delta: int) -> int: ...
 def _ticks_diff(a: int, b: int) -> int: ...
 

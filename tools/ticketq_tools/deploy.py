@@ -16,8 +16,7 @@ The profile (boards/NAME/board.py, or a path) is read with `ast` (never executed
 (paths from the repository root), MPY, and DROP (module-level names left out of the
 library's stripped source). A lib/ file lands at its path under lib/ in the board's
 current folder: the package's modules in a ticketq/ folder, made with mpremote's fs_mkdir
-(ticketq/__init__.py, ticketq/core.mpy ...), the deprecated flat shims beside it
-(ticketq_lanes.py); every other file by its base name (worker.py); the profile itself
+(ticketq/__init__.py, ticketq/core.mpy ...); every other file by its base name (worker.py); the profile itself
 lands as board.py, stripped, without the constants only the host reads (FILES, TESTS,
 DROP). A board whose filesystem has no folders (the micro:bit v1's) cannot take the
 package: deploy says so (its library is frozen into ticketq's firmware instead).
@@ -176,8 +175,7 @@ Item = collections.namedtuple("Item", "src name kind")  # kind: source, stripped
 
 def board_name(rel):
     """Where a profile file lands on the board: a lib/ file at its path under lib/ (the
-    package's "lib/ticketq/core.py" as "ticketq/core.py", a shim "lib/ticketq_lanes.py" as
-    "ticketq_lanes.py"), any other by its base name ("firmware/worker.py": "worker.py")."""
+    package's "lib/ticketq/core.py" as "ticketq/core.py"), any other by its base name ("firmware/worker.py": "worker.py")."""
     rel = rel.replace(os.sep, "/")
     return rel[4:] if rel.startswith("lib/") else os.path.basename(rel)
 

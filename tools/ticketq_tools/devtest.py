@@ -153,7 +153,7 @@ def send(board, cmd, timeout):
 
 
 # On the micro:bit (MicroPython 1.9.2) a module compiled two imports deep (raw REPL -> MOD
-# -> ticketq -> ticketq_heap) overflows the C stack: "RuntimeError: maximum recursion depth
+# -> ticketq -> ticketq.core) overflows the C stack: "RuntimeError: maximum recursion depth
 # exceeded". So the project modules that MOD imports (library, firmware, test helpers),
 # each after those it imports, then MOD, are imported at the top level, each by a command
 # of its own (a bigger command stays compiled in the heap while it runs), with the heap
@@ -283,7 +283,7 @@ USER_STEPS = [  # one raw-REPL command each (the interactive REPL keeps ~300 B m
 def user_import(board, tally):
     """`import ticketq` the way a person does it at the board's REPL, checked before the
     test modules: after a soft reset and a command of their own that keeps 256 B, the
-    command `import ticketq` (which imports ticketq_heap and ticketq_base itself, each
+    command `import ticketq` (which imports ticketq.core itself, each
     compiled in turn), then a 32-slot queue used. On the micro:bit v1 that is the import that
     needs the most free heap; it counts as one test, "import ticketq"."""
     board.soft_reset()

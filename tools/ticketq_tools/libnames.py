@@ -12,7 +12,7 @@ that knows lib/'s module names. Everything is read from the checkout, never spel
   lists up to and including MAIN_FILE, the ones `import MAIN` loads there;
 - file_of(name): the file of an import name under lib/ (a module or a package).
 
-A layout change in lib/ (modules into a package, shims for the old names) is followed here
+A layout change in lib/ (modules into a package) is followed here
 and in manifest.py, pyproject.toml and the board profiles, not in each tool.
 """
 import os
@@ -33,8 +33,7 @@ def _read(path):
 
 
 def module_name(rel):
-    """The import name of a repository path under lib/: "lib/ticketq_fleet.py" ->
-    "ticketq_fleet", "lib/ticketq/__init__.py" -> "ticketq", "lib/ticketq/heap.py" ->
+    """The import name of a repository path under lib/: "lib/ticketq/__init__.py" -> "ticketq", "lib/ticketq/heap.py" ->
     "ticketq.heap". ValueError for a path outside lib/ or not a .py file."""
     rel = rel.replace(os.sep, "/")
     if not rel.startswith("lib/") or not rel.endswith(".py"):
@@ -116,7 +115,7 @@ def manifest_files(viper=True):
 
 
 VIPER_FILES = sorted(set(manifest_files(True)) - set(manifest_files(False)))
-# the package's viper module (ticketq.viper), not its deprecated flat name beside it
+# the package's viper module (ticketq.viper)
 VIPER = (sorted(module_name(f) for f in VIPER_FILES if module_name(f).startswith(MAIN + "."))
          or [module_name(f) for f in VIPER_FILES] or [None])[0]
 

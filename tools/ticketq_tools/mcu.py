@@ -25,7 +25,7 @@ the compiler's version: a warm run builds nothing. Builds run `make -j2`.
 Install routes (how the library reaches the board):
     frozen        frozen with viper=True (ticketq.viper frozen as native code)
     frozen-nv     frozen without viper (bytecode only: ticketq.PATH is "bytecode")
-    mpy           lib/'s modules (the package ticketq/ and the shims) compiled by mpy-cross -march=TARGET (deploy.mpy_compile, the
+    mpy           lib/'s modules (the package ticketq/) compiled by mpy-cross -march=TARGET (deploy.mpy_compile, the
                   route tools/deploy.py takes for rp2/esp32/stm32) on a firmware with nothing
                   of ticketq frozen (the frozen-nv one, mounted first on sys.path)
     mount         lib/'s modules as source over `mpremote mount`, compiled on the board
@@ -477,7 +477,7 @@ def stage_dir(target, route, dest, log=say):
             elif fn.endswith(".txt"):
                 shutil.copyfile(src, os.path.join(dest, fn))
     if route in ("mount", "mpy"):
-        # every module of lib/ at its path under lib/: the package as ticketq/, the shims flat
+        # every module of lib/ at its path under lib/: the package as ticketq/
         for rel in libnames.lib_files():
             src = os.path.join(ROOT, rel)
             out = os.path.join(dest, rel[len("lib/"):])

@@ -5,7 +5,7 @@ and `tools/stubdocs.py` runs by hand.
 The library's documentation lives in the sources as docstrings (help(), editors); the .pyi
 stubs beside them carry the types (issue 23: "generated or checked against them, not a second
 copy"). A module is named as Python imports it: lib/ticketq/core.py is ``ticketq.core``,
-lib/ticketq/__init__.py is ``ticketq``, a deprecated lib/ticketq_lanes.py is ``ticketq_lanes``.
+lib/ticketq/__init__.py is ``ticketq``.
 A stub's name is resolved to its definition in lib/ (`_find`, `_method`): through the class's
 bases and through ``from MODULE import NAME``, so ``TicketQueue.remove`` of
 ticketq/__init__.pyi is ``QueueBase.remove`` of ticketq/core.py. `check` lists what drifted:
@@ -135,8 +135,8 @@ def merge(sources, stubs):
 
 
 def merged_lib(lib=LIB):
-    """{path under lib/: text}: every module of lib/ (the package's, "ticketq/core.py", and the
-    flat shims) with the docstrings of its .pyi inserted; modules keyed by import name
+    """{path under lib/: text}: every module of lib/ (the package's, "ticketq/core.py")
+    with the docstrings of its .pyi inserted; modules keyed by import name
     ("ticketq.core"), so that `from ticketq.core import X` resolves."""
     sources, stubs, paths = {}, {}, {}
     for d, dirs, files in os.walk(lib):
@@ -157,7 +157,7 @@ def merged_lib(lib=LIB):
 
 def load(lib=LIB):
     """({module: _Source}, {module: stub ast}) of every .py and .pyi under `lib`, named as
-    Python imports them (``ticketq.core``, ``ticketq``, ``ticketq_lanes``)."""
+    Python imports them (``ticketq.core``, ``ticketq``)."""
     sources, stubs = {}, {}
     for folder, dirs, files in os.walk(lib):
         dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__")))

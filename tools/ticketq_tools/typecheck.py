@@ -56,7 +56,7 @@ _VIPER = ("viper code: ptr32()/uint() casts are compiler built-ins that no stub 
 
 
 def _both(name, why):
-    # a package module (its deprecated 0.1.0 shim is not checked at all: modules())
+    # a package module
     return {_f("ticketq." + name): why}
 
 
@@ -87,8 +87,7 @@ def describe(target):
 
 def modules(target):
     skip = dict(SKIP["*"], **SKIP.get(target.split("-")[0], {}))
-    # the package's modules and the firmware; not the deprecated flat shims (lib/ticketq_*.py:
-    # re-exports of these, checked by tests/test_old_names.py, kept one release)
+    # the package's modules and the firmware
     files = sorted(glob.glob(os.path.join(ROOT, "lib", "ticketq", "*.py")) +
                    glob.glob(os.path.join(ROOT, "firmware", "*.py")))
     return [f for f in files if os.path.relpath(f, ROOT) not in skip]
