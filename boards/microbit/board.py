@@ -1,6 +1,6 @@
 # RETIRED (issue 23): Debian's stock hex no longer compiles the library (the queue in one
 # module: MemoryError at `import ticketq`, measured; BENCHMARKS.md), and its flat filesystem
-# cannot hold the package ticketq/ (tools/deploy.py refuses it: no folders). Use
+# cannot hold the package ticketq/ (ticketq deploy refuses it: no folders). Use
 # boards/microbit-frozen (ticketq's firmware). The figures below were measured with the old
 # three-module flat library; FILES names the package's files the worker imports, for the
 # host tools that still read this profile (type checks, the stripped-source size plans).
@@ -11,9 +11,9 @@
 # its base name, this one as board.py. No .mpy loading, no os.stat, no sys.modules, a 1.8 KB
 # C stack (an import inside a function, or a chain of nested imports three deep, stops with
 # "maximum recursion depth exceeded": import ticketq at the REPL before worker). Files go
-# on stripped (tools/deploy.py).
+# on stripped (ticketq deploy).
 #
-# RAM, measured under QEMU (gc.mem_free() after gc.collect(); tools/emu.py):
+# RAM, measured under QEMU (gc.mem_free() after gc.collect(); ticketq emu):
 #   after boot 9808 B free. Every function costs ~70-110 B of heap once imported, every
 #   new name ~10 B (and the 61st, 141st... interned name a new table of 336, 656... B);
 #   compiling a module needs about three times its stripped size free for a moment, and
@@ -30,7 +30,7 @@
 # pop_until (+0.74 KB) is on for the REPL, not imported by the worker (with
 # the library and Deadline, 2.9 KB stay free: README's Deadline loop runs,
 # test_wait_board);
-# FakeClock (+0.7 KB) stays off; ticketq/lanes.py (fair lanes, 7.2 KB stripped) would need ~21 KB free to
+# FakeClock (+0.7 KB) stays off; ticketq/lanes.py (fair lanes, 7.2 KB stripped) would need ~22 KB free to
 # compile, more than the whole heap, so it and its test modules (test_lanes*) stay off too;
 # firmware/shell.py and firmware/workload.py (REPL conveniences, sample workload) do not
 # fit either.
@@ -46,7 +46,7 @@ FILES = [  # what the worker imports, in the order to import them at the REPL
     "boards/microbit/board.py",
 ]
 
-# Left out of the library's files here (tools/deploy.py): ticketq.__version__ adds two
+# Left out of the library's files here (ticketq deploy): ticketq.__version__ adds two
 # names to `import ticketq`, past the 60 of the interpreter's first name tables, so the
 # import grows the table by 336 B; that cost test_queue_errors its room to compile
 # (measured). Read the version on the host: package.json, or ticketq.__version__ there.
@@ -55,7 +55,7 @@ FILES = [  # what the worker imports, in the order to import them at the REPL
 # beside the library (measured): left out too, with the `as e` that makes it.
 DROP = ["__version__", "WHY"]
 
-# Device tests (tools/devtest.py, and the micro:bit stage of tools/test): the test modules
+# Device tests (ticketq devtest, and the micro:bit stage of tools/test): the test modules
 # that run here, one at a time after a soft reset, next to the library (~4.8 KB). The
 # others need asyncio, hypothesis or CPython, or do not fit: compiling a test module needs
 # about 3x its stripped size of free heap (test_queue_sift, _replay, _model_small,

@@ -1,7 +1,7 @@
 # ticketq.keyed: keyed lanes for ticketq.lanes.LaneQueue, LaneQueue(capacity, max_lanes=N):
 # lanes named by an int key, made on first push, gone when empty, served by a ring per
 # class. Documentation: the docstrings below (help(), editors; the .pyi stubs carry the
-# types). mpy-cross and freezing drop them, tools/deploy.py strips them for a board that
+# types). mpy-cross and freezing drop them, ticketq deploy strips them for a board that
 # compiles source.
 #
 # A module of its own, imported by the first keyed LaneQueue: a board that uses only fixed
@@ -34,7 +34,6 @@ round robin (state kept only for lanes that hold tickets); docs/lanes.md, "Why a
 """
 from array import array
 from ticketq.core import TicketQueue, oldest, renumber, _int, _FULL, _EMPTY, _err
-from ticketq.lanes import LaneQueue, LanesFull, _lane_full
 
 try:
     from micropython import const
@@ -44,7 +43,10 @@ except ImportError:
 _MASK = const(0x3FFFFFFF)  # 2**30 - 1: sequence numbers, ids and keys are 30-bit
 _SMASK = const(0x1FFFFFFF)  # internal sequence bits of a key
 _SLOTS = const(0x7FFF)  # links are array('h'): the largest weight too
-_LSFULL = LanesFull("max_lanes lanes exist")
+# What this module needs of ticketq.lanes (its class, LanesFull, _lane_full), handed over
+# by LaneQueue.__init__ at the first keyed queue: lanes imports keyed, never the other way
+# (no import circle; tests/test_import_cycles.py).
+LaneQueue = LanesFull = _lane_full = _LSFULL = None
 
 
 def _lanes_full(key, most):
@@ -84,10 +86,15 @@ _NAMES = ("_kclear", "_find", "_klane_len", "_kpush", "_kcut", "_kfree", "_khead
 #                     backward shift, so no tombstones: O(1) expected per lookup.
 # Every integer stays small: keys and ids below 2**30 are only compared, masked,
 # xor-ed and hashed with products below 2**30.
-def keyed(self, capacity, weights, lane_capacity, aging, most):
+def keyed(self, capacity, weights, lane_capacity, aging, most, lanes):
     """Checks the arguments and allocates everything (LaneQueue.__init__ then runs
-    TicketQueue's, which calls clear()).
+    TicketQueue's, which calls clear()). ``lanes``: (LaneQueue, LanesFull, _lane_full) of
+    ticketq.lanes, kept here at the first call.
     """
+    global LaneQueue, LanesFull, _lane_full, _LSFULL
+    if LaneQueue is None:
+        LaneQueue, LanesFull, _lane_full = lanes
+        _LSFULL = LanesFull("max_lanes lanes exist")
     most = _int(most, 1, capacity, "max_lanes")
     if weights is not None:
         raise ValueError("max_lanes is for keyed lanes: give no weights")

@@ -2,7 +2,7 @@
 # lanes (a device, a peer, a tenant), served in a fixed weighted rotation, so that one
 # chatty source cannot delay the others of its class. Documentation: the docstrings below
 # (help(), editors; the .pyi stubs carry the types). mpy-cross and freezing drop them,
-# tools/deploy.py strips them for a board that compiles source.
+# ticketq deploy strips them for a board that compiles source.
 #
 # The rule, stated once. Higher class first, as in TicketQueue. Within a class, the lane
 # table (table() below: each lane l appears weights[l] times in W = sum(weights) entries,
@@ -303,7 +303,7 @@ class LaneQueue(TicketQueue):
             # Keyed lanes: ticketq.keyed, loaded by the first keyed queue (so a board using
             # only fixed lanes needs no room for it; deploy.imports, under an `if`, skips it).
             from ticketq.keyed import keyed
-            keyed(self, capacity, weights, lane_capacity, aging, max_lanes)
+            keyed(self, capacity, weights, lane_capacity, aging, max_lanes, (LaneQueue, LanesFull, _lane_full))
             TicketQueue.__init__(self, capacity, first_seq, 0)  # checks first_seq, clears
             return
         self.weights = _weights(weights)
@@ -504,7 +504,7 @@ class LaneQueue(TicketQueue):
         self.last_lane = l
         # Then TicketQueue.pop's bookkeeping, the same step for step, and the lane. (Not a
         # method both share: such methods in ticketq.py cost the micro:bit 784 B of heap,
-        # measured once with tools/devtest.py --emulate microbit, and TicketQueue's pops ~4%
+        # measured once with ticketq devtest --emulate microbit, and TicketQueue's pops ~4%
         # of their speed; test_lanes pins the two together on every interpreter.)
         c = 1 - (key >> 29)
         s = (key & _SMASK) + self._nb

@@ -12,7 +12,10 @@ import time
 from prometheus_client import CollectorRegistry, Histogram, start_http_server
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
-from ticketq_tools import fleetctl
+# The queue reads (open_cached, queues, stats, CLASSES) are fleetctl's, handed in as `ctl` by
+# its two users, fleetctl's exporter and the gateway: this module imports neither, so
+# fleetctl (which imports it for `exporter`) and it make no import circle
+# (tests/test_import_cycles.py).
 
 BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0)
 
@@ -49,17 +52,17 @@ def new_latency(registry=None):
 
 class QueueCollector:
     """Collects the queues `names` (None: every queue under `prefix`, found by fleetctl's
-    list at each scrape) through redis-py client `conn`. A queue is opened once and kept;
-    one that fails to read is left out of that scrape and counted in
-    ticketq_scrape_errors_total."""
+    list at each scrape) through redis-py client `conn`, read with `ctl` (the module
+    ticketq_tools.fleetctl). A queue is opened once and kept; one that fails to read is left
+    out of that scrape and counted in ticketq_scrape_errors_total."""
 
-    def __init__(self, conn, names=None, prefix="tq"):
-        self.conn, self.names, self.prefix = conn, names, prefix
+    def __init__(self, conn, names=None, prefix="tq", *, ctl):
+        self.conn, self.names, self.prefix, self.ctl = conn, names, prefix, ctl
         self.open = {}
         self.errors = 0
 
     def _queue(self, name):
-        return fleetctl.open_cached(self.open, self.conn, name, self.prefix)
+        return self.ctl.open_cached(self.open, self.conn, name, self.prefix)
 
     def collect(self):
         g = {}
@@ -73,20 +76,20 @@ class QueueCollector:
         ok = 1
         if names is None:
             try:
-                names = [n for n, _ in fleetctl.queues(self.conn, self.prefix)]
+                names = [n for n, _ in self.ctl.queues(self.conn, self.prefix)]
             except Exception:
                 names, ok = [], 0
                 self.errors += 1
         for name in names:
             try:
                 q = self._queue(name)
-                s = fleetctl.stats(self.conn, q)
+                s = self.ctl.stats(self.conn, q)
             except Exception:
                 self.open.pop(name, None)
                 self.errors += 1
                 ok = 0
                 continue
-            for c in fleetctl.CLASSES:
+            for c in self.ctl.CLASSES:
                 fam(GaugeMetricFamily, "ticketq_queued", "Tickets queued (not leased), by class",
                     ["queue", "class"]).add_metric([name, c], s["per_class"][c])
             for key, doc in (("leased", "Tickets leased now"), ("dead", "Dead letters on the list"),
@@ -125,7 +128,7 @@ class QueueCollector:
 
 
 class GatewayCollector:
-    """The gateway's own counts (tools/gateway.py's Gateway object `gw`)."""
+    """The gateway's own counts (ticketq gateway's Gateway object `gw`)."""
 
     def __init__(self, gw):
         self.gw = gw
@@ -155,12 +158,12 @@ def serve(port, addr="127.0.0.1", registry=None):
     return server.server_port
 
 
-def exporter(url, names=None, prefix="tq", port=9464, addr="127.0.0.1", timeout=1.0):
-    """fleetctl exporter: (registry, port) with the queues' collector and the latency of the
-    scrapes' server calls, served."""
+def exporter(ctl, url, names=None, prefix="tq", port=9464, addr="127.0.0.1", timeout=1.0):
+    """`ticketq fleet exporter`: (registry, port) with the queues' collector (read with `ctl`,
+    the module ticketq_tools.fleetctl) and the latency of the scrapes' server calls, served."""
     reg = CollectorRegistry()
     latency = new_latency()
     conn = timed_client(url, latency, socket_connect_timeout=timeout, socket_timeout=10)
-    reg.register(QueueCollector(conn, names, prefix))
+    reg.register(QueueCollector(conn, names, prefix, ctl=ctl))
     reg.register(latency)
     return reg, serve(port, addr, reg)
