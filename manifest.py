@@ -5,7 +5,7 @@
 # Frozen modules are compiled on the host and live in flash: no RAM for the source, the
 # parse or the bytecode. The library is the package ticketq/ (lib/ticketq), frozen as
 # ticketq/__init__.py, ticketq/core.py ...; the BBC micro:bit v1 (MicroPython 1.9.2, no
-# manifests) gets it frozen by tools/firmware.py instead: docs/install.md says which route
+# manifests) gets it frozen by ticketq firmware instead: docs/install.md says which route
 # serves which board.
 metadata(
     version="0.1.0",

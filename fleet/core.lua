@@ -1,5 +1,5 @@
 -- core.lua: the key layout, the ticket encoding and the helpers that every concern of the
--- ticketq fleet library uses (queue.lua, lease.lua, lanes.lua). tools/fleetctl.py
+-- ticketq fleet library uses (queue.lua, lease.lua, lanes.lua). ticketq fleet
 -- loads them as ONE Redis library, in that order, after two generated lines:
 --     #!lua name=ticketq_<V>
 --     local V = <V>

@@ -3,7 +3,7 @@
 # the contract tests run the library's Lua in the server that production runs.
 #
 #   srv = fleet_server.shared()      # one server per test process, stopped at exit
-#   r = srv.client()                 # redis-py, the library loaded (tools/fleetctl.py install)
+#   r = srv.client()                 # redis-py, the library loaded (ticketq fleet install)
 #   with fleet_server.RedisServer(appendonly=True) as srv: ... srv.restart() ...
 #
 # redis-server missing is an error, not a skip: tools/setup installs it, and a fleet test

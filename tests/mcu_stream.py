@@ -1,5 +1,5 @@
 # A fixed, deterministic stream of queue operations whose outcome is folded into one
-# number: tools/mcu.py runs it on every emulated target, install route and hot path, and on
+# number: ticketq mcu runs it on every emulated target, install route and hot path, and on
 # CPython, and the lines must be equal. It folds in what each call returns (push's sequence
 # numbers, pop/peek's ids, remove's bool, len, last_priority, last_seq), the errors raised
 # (QueueFull, QueueEmpty) and the digest, so a wrong value anywhere shows. Small ints only.
@@ -46,7 +46,7 @@ def stream(n=3000, seed=0x2468ACE, capacity=24, first_seq=0x3FFFFF00, aging=5):
 
 
 def line():
-    """The line tools/mcu.py compares: STREAM <fold> <digest> <ops>."""
+    """The line ticketq mcu compares: STREAM <fold> <digest> <ops>."""
     return "STREAM %08x %08x %d" % stream()
 
 

@@ -2,8 +2,8 @@
 # every test_* function, prints one line per test; report() prints the closing
 # "N passed, N failed, N skipped" line. A module that cannot be imported or compiled here
 # is reported as skipped (it needs hypothesis: MAY_LACK) or failed (anything else), never
-# passed over silently. Used by tools/mpvm (the WebAssembly VM; tools/devtest.py's
-# host target); on a board tools/devtest.py calls the tests from the host instead (a
+# passed over silently. Used by tools/mpvm (the WebAssembly VM; ticketq devtest's
+# host target); on a board ticketq devtest calls the tests from the host instead (a
 # micro:bit has no RAM for a harness). mprun_async.py adds the asyncio case_* coroutines
 # where the VM's event loop can run them.
 import gc

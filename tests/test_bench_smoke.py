@@ -67,7 +67,7 @@ def test_quick_benchmark_writes_the_tables(tmp_path=None):
 
 
 def _bench():
-    # tools/bench/run.py under a name of its own ("run" is also tools/run.py)
+    # tools/bench/run.py under a name of its own ("run" is also ticketq run)
     import importlib.util
     import os
     import sys
@@ -79,8 +79,8 @@ def _bench():
         bench = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(bench)  # puts tools/bench and tools/ on sys.path
         sys.modules["ticketq_bench_run"] = bench
-        # tools/bench off the path again: its run.py would shadow tools/run.py for every
-        # later `import run` in this process (tools/gateway.py's); what the benchmark
+        # tools/bench off the path again: its run.py would shadow ticketq run for every
+        # later `import run` in this process (ticketq gateway's); what the benchmark
         # imports later (emu, deploy) lives in tools/, which stays
         sys.path[:] = [p for p in sys.path if os.path.abspath(p) != os.path.dirname(path)]
     return bench
@@ -181,7 +181,7 @@ def test_quick_benchmark_on_the_unix_port_has_both_paths():
     from ticketq_tools import mpunix
 
     if mpunix.find()[0] is None:
-        skip("no MicroPython unix port here (tools/mpunix.py --where)")
+        skip("no MicroPython unix port here (ticketq mpunix --where)")
     out = tempfile.mkdtemp()
     p = subprocess.run([sys.executable, os.path.join(root, "tools", "bench", "run.py"), "--quick", "--interp",
                         "unix", "--no-plot", "--out", out], capture_output=True, text=True, timeout=300, cwd=root)
@@ -213,7 +213,7 @@ def test_speed_doc_table_is_the_committed_results():
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     # in a process of its own: tools/bench/run.py puts tools/bench first on sys.path, where
-    # its name would shadow tools/run.py for the tests that come after
+    # its name would shadow ticketq run for the tests that come after
     code = ("import json, sys; sys.path.insert(0, 'tools/bench'); import run\n"
             "raw = json.load(open('tools/bench/results.json'))\n"
             "assert not raw['quick'] and set(raw['runs']) == set(run.ORDER), sorted(raw['runs'])\n"

@@ -1,5 +1,5 @@
 # The first thing a person does on a board: import ticketq, make a queue, use it. On a
-# board, tools/devtest.py also does it the way a person at the REPL does, before any test
+# board, ticketq devtest also does it the way a person at the REPL does, before any test
 # module is there: one `import ticketq` command after a soft reset and 256 B of their own
 # objects (on the micro:bit v1, ~10 KB heap, the import that needs the most free heap).
 import ticketq

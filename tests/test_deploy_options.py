@@ -1,4 +1,4 @@
-# tools/deploy.py's options for a person's own application (issue 13): --lib-only (the
+# ticketq deploy's options for a person's own application (issue 13): --lib-only (the
 # library without the worker firmware or board.py) and --add FILE (main.py, application
 # modules), checked on the plan that --list prints; on a board, tests/test_microbit_boot.py
 # deploys the same way and boots. CPython only (pytest).
@@ -46,7 +46,7 @@ def test_add_puts_your_files_on_by_their_base_name(tmp_path=None):
     e = raises(deploy.DeployError, deploy.plan, deploy.read_profile("microbit"), False, True, [clash])
     assert "both import as ticketq" in str(e) and "package ticketq/" in str(e), str(e)
     raises(deploy.DeployError, deploy.plan, deploy.read_profile("microbit"), False, True, [os.path.join(d, "nope.py")])
-    p = subprocess.run([sys.executable, os.path.join(deploy.ROOT, "tools", "deploy.py"), "microbit", "--list",
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "deploy", "microbit", "--list",
                         "--lib-only", "--add", "main.py", "--add", "application.py"],
                        capture_output=True, text=True, cwd=ex, timeout=60)
     assert p.returncode == 0, p.stderr
@@ -94,7 +94,7 @@ def test_bad_options_are_usage_errors_before_any_board_is_reached(tmp_path=None)
                        (["--timeout", "-5"], "--timeout"),
                        (["--timeout", "nan"], "--timeout")):
         for target in (["--connect", os.path.join(d, "no-such-tty")], ["--list"]):
-            p = subprocess.run([sys.executable, os.path.join(deploy.ROOT, "tools", "deploy.py"), "microbit"] + args + target,
+            p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "deploy", "microbit"] + args + target,
                                capture_output=True, text=True, cwd=d, timeout=60)
             assert p.returncode == 2 and want in p.stderr and "Traceback" not in p.stderr, (args, target, p.returncode, p.stderr)
             assert "cannot reach" not in p.stderr and p.stdout == "", (args, p.stdout, p.stderr)
@@ -186,8 +186,8 @@ def test_boards_md_says_which_profile_modules_the_worker_does_not_import():
 
 
 def test_deploy_makes_the_package_folder_on_a_board_with_folders(tmp_path=None):
-    # tools/deploy.py on a board with a file system of folders: the unix port's REPL standing
-    # in for one (tools/mpunix.py's board(), over mpremote as a real board). The package's
+    # ticketq deploy on a board with a file system of folders: the unix port's REPL standing
+    # in for one (ticketq mpunix's board(), over mpremote as a real board). The package's
     # modules go into a ticketq/ folder it makes there, stripped of docstrings, verified;
     # a second deploy finds them unchanged; then an interpreter started in that folder
     # imports the package and its modules from it.
@@ -199,7 +199,7 @@ def test_deploy_makes_the_package_folder_on_a_board_with_folders(tmp_path=None):
 
     exe = mpunix.find()[0]
     if not exe:
-        skip("no MicroPython unix port here (tools/mpunix.py --where)")
+        skip("no MicroPython unix port here (ticketq mpunix --where)")
     try:
         import mpremote  # noqa: F401
     except ImportError:

@@ -1,12 +1,12 @@
 # The library's documentation lives once, in the source (issue 23): every public module,
 # class and function of lib/ (the package lib/ticketq/) carries
 # its docstring where help() and an editor find it, and the .pyi stubs carry the types only,
-# checked against the source rather than kept in step by hand: tools/stubdocs.py's check
+# checked against the source rather than kept in step by hand: ticketq stubdocs's check
 # resolves each stub name to its definition (through a class's bases and `from MODULE import
 # NAME`) and reports a docstring written twice, a stub definition the source lacks or leaves
 # undocumented, a stub whose parameters are not the source's, a public definition without a
 # docstring. Boards never see the docstrings: mpy-cross and freezing drop them,
-# tools/deploy.py strips them from the source it puts on a board that compiles it
+# ticketq deploy strips them from the source it puts on a board that compiles it
 # (test_deploy_*). CPython only.
 from support import skip, IS_MICROPYTHON
 
@@ -169,12 +169,12 @@ def test_help_on_a_keyed_queues_methods_shows_their_docstrings():
 
 
 def test_the_command_reports_no_drift():
-    # tools/stubdocs.py, as a person runs it: the same check, one line, exit 0.
+    # ticketq stubdocs, as a person runs it: the same check, one line, exit 0.
     stubdocs, lib = _stubdocs()
     import os
     import subprocess
     import sys
 
-    tool = os.path.join(os.path.dirname(lib), "tools", "stubdocs.py")
-    p = subprocess.run([sys.executable, tool], capture_output=True, text=True, timeout=60)
+    tool = "stubdocs"
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", tool], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and p.stdout.strip().endswith(": no drift"), (p.stdout, p.stderr)

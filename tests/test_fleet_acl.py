@@ -1,4 +1,4 @@
-# Host only: one Redis ACL user per board (tools/fleetctl.py grant/rotate/revoke, issue 25),
+# Host only: one Redis ACL user per board (ticketq fleet grant/rotate/revoke, issue 25),
 # against a real server (tests/fleet_server.py: Debian's redis-server, or Valkey with
 # TICKETQ_FLEET_SERVER=valkey). A board's user works its own queue through both clients
 # (redis-py and the board client ticketq.resp, on CPython here), and everything else it
@@ -206,7 +206,7 @@ def test_fleetctl_prints_the_password_once_on_stdout_and_masks_it_elsewhere():
     q = fleet_server.fresh_name("cli")
     fleet.FleetQueue(admin, q, 4)
     user = q.replace("-", "_")
-    tool = [sys.executable, os.path.join(ROOT, "tools", "fleetctl.py")]
+    tool = [sys.executable, "-m", "ticketq_tools.cli", "fleet"]
     admin_url = "redis://:adminpw@127.0.0.1:%d/0" % srv.port
     admin.execute_command("CONFIG", "SET", "requirepass", "adminpw")
     try:

@@ -132,13 +132,13 @@ def test_lane_queue_and_stats_and_gauge():
     s = fleetctl.stats(conn, q)
     assert s["oldest_age_ms"]["min"] >= 0 and s["oldest_age_ms"]["max"] is None
     srv = fleet_server.shared()
-    tool = os.path.join(fleet_server.ROOT, "tools", "fleetctl.py")
-    p = subprocess.run([sys.executable, tool, "stats", "age-lanes", "--url", srv.url, "--json"],
+    tool = "fleet"
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", tool, "stats", "age-lanes", "--url", srv.url, "--json"],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     j = json.loads(p.stdout)
     assert set(j["oldest_age_ms"]) == {"min", "max"}
-    p = subprocess.run([sys.executable, tool, "stats", "age-lanes", "--url", srv.url],
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", tool, "stats", "age-lanes", "--url", srv.url],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "oldest queued ticket: " in p.stdout, p.stdout
     # the exporter's gauge: seconds, the lower bound
@@ -146,14 +146,14 @@ def test_lane_queue_and_stats_and_gauge():
     from ticketq_tools import fleetmetrics
 
     reg = CollectorRegistry()
-    reg.register(fleetmetrics.QueueCollector(conn, ["age-lanes"]))
+    reg.register(fleetmetrics.QueueCollector(conn, ["age-lanes"], ctl=fleetctl))
     text = generate_latest(reg).decode()
     line = [l for l in text.splitlines() if l.startswith('ticketq_oldest_age_seconds{queue="age-lanes"}')]
     assert len(line) == 1 and float(line[0].split()[-1]) >= 0.0, text
     q.pop()
     q.pop()
     reg2 = CollectorRegistry()
-    reg2.register(fleetmetrics.QueueCollector(conn, ["age-lanes"]))
+    reg2.register(fleetmetrics.QueueCollector(conn, ["age-lanes"], ctl=fleetctl))
     assert "ticketq_oldest_age_seconds{" not in generate_latest(reg2).decode()  # nothing queued
     assert fleetctl.stats(conn, q)["oldest_age_ms"] is None
     q.destroy()
@@ -188,19 +188,19 @@ def test_keyed_lane_queue_age_stats_and_gauge():
     s = fleetctl.stats(conn, q)
     assert s["kind"] == "keyed" and s["queued"] == 2 and set(s["oldest_age_ms"]) == {"min", "max"}
     srv = fleet_server.shared()
-    tool = os.path.join(fleet_server.ROOT, "tools", "fleetctl.py")
-    p = subprocess.run([sys.executable, tool, "stats", "age-keyed", "--url", srv.url, "--json"],
+    tool = "fleet"
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", tool, "stats", "age-keyed", "--url", srv.url, "--json"],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout)["oldest_age_ms"]["min"] >= 0
-    p = subprocess.run([sys.executable, tool, "stats", "age-keyed", "--url", srv.url],
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", tool, "stats", "age-keyed", "--url", srv.url],
                        capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "oldest queued ticket: " in p.stdout, (p.stdout, p.stderr)
     from prometheus_client import CollectorRegistry, generate_latest
     from ticketq_tools import fleetmetrics
 
     reg = CollectorRegistry()
-    reg.register(fleetmetrics.QueueCollector(conn, ["age-keyed"]))
+    reg.register(fleetmetrics.QueueCollector(conn, ["age-keyed"], ctl=fleetctl))
     text = generate_latest(reg).decode()
     line = [l for l in text.splitlines() if l.startswith('ticketq_oldest_age_seconds{queue="age-keyed"}')]
     assert len(line) == 1 and float(line[0].split()[-1]) >= 0.0, text

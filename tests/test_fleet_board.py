@@ -1,5 +1,5 @@
 # Host only: the board client's contract tests (test_fleet_contract.py, and for the fleet's
-# lanes test_fleet_lanes_contract.py) on the 32-bit MicroPython unix port (tools/mpunix.py's find(): 31-bit small ints, sockets), against a
+# lanes test_fleet_lanes_contract.py) on the 32-bit MicroPython unix port (ticketq mpunix's find(): 31-bit small ints, sockets), against a
 # real redis-server started here, through ticketq.resp and ticketq.fleet exactly as a
 # board with a network would run them. The server's port and a reply-dropping proxy's go
 # to the port's process in TICKETQ_REDIS_PORT and TICKETQ_REDIS_PROXY. Without a unix port

@@ -1,4 +1,4 @@
-# Host only (CPython and a real redis-server): tools/fleetctl.py as an operator uses it
+# Host only (CPython and a real redis-server): ticketq fleet as an operator uses it
 # (issue 22): list, stats, peek, leased, dead (read without taking), requeue, clear/destroy
 # behind --yes, push/pop, --json on every read command, the class by name and the digest in
 # hex everywhere; errors a person can act on, each condition with its own exit code (the
@@ -140,12 +140,12 @@ def test_errors_say_what_to_do_with_one_exit_code_each():
     # a missing queue names the command that makes it; no server internals
     code, out, err = ctl("stats", "nosuchqueue", *u)
     assert code == fleetctl.EXIT_NOQUEUE == 6
-    assert "tools/fleetctl create nosuchqueue --capacity" in err and "script:" not in err
+    assert "ticketq fleet create nosuchqueue --capacity" in err and "script:" not in err
     assert "user_function" not in err and "create it with a capacity" not in err
     # a refused connection: one line, about a second at most, exit 4
     port = fleet_server.free_port()
     t = time.monotonic()
-    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fleetctl.py"), "stats", "q",
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "fleet", "stats", "q",
                         "--url", "redis://127.0.0.1:%d/0" % port], capture_output=True, text=True, timeout=60)
     took = time.monotonic() - t
     assert p.returncode == fleetctl.EXIT_UNREACHABLE == 4, p.stderr
@@ -160,7 +160,7 @@ def test_errors_say_what_to_do_with_one_exit_code_each():
     # the library not loaded: exit 6, with the command that loads it
     with fleet_server.RedisServer() as bare:
         code, out, err = ctl("stats", "q", "--url", bare.url)
-        assert code == fleetctl.EXIT_NOLIB == 7 and "tools/fleetctl install --url" in err, err
+        assert code == fleetctl.EXIT_NOLIB == 7 and "ticketq fleet install --url" in err, err
         # a server that needs a password, asked without one, says so
         bare.client(install=False).config_set("requirepass", "s3cret")
         code, out, err = ctl("stats", "q", "--url", bare.url)

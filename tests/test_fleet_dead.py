@@ -304,7 +304,7 @@ def test_fleetctl_dead_and_requeue_name_the_lane():
     bury(q, 81, 1, 12)
 
     def ctl(*a):
-        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fleetctl.py")] + list(a) + ["--url", srv.url],
+        p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "fleet"] + list(a) + ["--url", srv.url],
                            capture_output=True, text=True, timeout=60)
         return p.returncode, p.stdout, p.stderr
 

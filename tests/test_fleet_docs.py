@@ -21,7 +21,7 @@ def test_cpython_example_runs():
     if IS_MICROPYTHON:
         skip("reads docs/ and starts a redis-server (host only)")
     srv = fleet_server.shared()
-    srv.client()  # tools/fleetctl.py install, as the page says first
+    srv.client()  # ticketq fleet install, as the page says first
     code = blocks()[0].replace("redis://redis.example:6379/0", srv.url)
     ns = {}
     exec(code, ns)
@@ -59,7 +59,7 @@ def test_readme_example_runs():
     code = [b.split("```", 1)[0] for b in text.split("```python\n")[1:] if "FleetQueue(" in b]
     assert len(code) == 1 and "redis.Redis()" in code[0]
     srv = fleet_server.shared()
-    srv.client()  # tools/fleetctl.py install, as the example's first comment says
+    srv.client()  # ticketq fleet install, as the example's first comment says
     ns = {}
     exec(code[0].replace("redis.Redis()", "redis.Redis.from_url(%r)" % srv.url), ns)
     q = ns["q"]

@@ -1,4 +1,4 @@
-# Host only (CPython and a real redis-server): tools/gateway.py, the fleet's bridge to a
+# Host only (CPython and a real redis-server): ticketq gateway, the fleet's bridge to a
 # board's worker. It acks only what the board accepted and ran, releases what failed (so
 # the fleet delivers it again, then dead-letters it), and respects the board's
 # backpressure (Worker.submit answers None when full: that ticket goes back to its place).
@@ -125,7 +125,7 @@ def test_gateway_pulls_from_a_lane_queue():
 
 
 def test_fleetctl_reads_a_lane_queue():
-    # tools/fleetctl.py info and tickets open a lane queue as such (and a plain one as before).
+    # ticketq fleet info and tickets open a lane queue as such (and a plain one as before).
     if IS_MICROPYTHON:
         skip("starts a redis-server (host only)")
     import contextlib
@@ -155,11 +155,11 @@ def test_fleetctl_reads_a_lane_queue():
 
 
 def _cli(tool, args):
-    # tools/<tool> as a user runs it: exit status and stderr
+    # `ticketq <tool>` as a user runs it: exit status and stderr
     import subprocess
 
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    p = subprocess.run([sys.executable, os.path.join(root, "tools", tool)] + args,
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", tool] + args,
                        capture_output=True, text=True, timeout=120)
     return p.returncode, p.stderr
 
@@ -171,23 +171,23 @@ def test_fleet_tools_refuse_bad_arguments_as_usage_errors():
     srv = fleet_server.shared()
     q, names = fill(srv)
     cases = [
-        ("fleetctl.py", ["info", q.name, "--url", "notaurl"], "Redis URL"),
-        ("fleetctl.py", ["info", "a{b", "--url", srv.url], "name must be"),
-        ("fleetctl.py", ["dead", q.name, "--url", srv.url, "--count", "0"], "--count"),
-        ("gateway.py", ["--queue", q.name, "--local", "--url", "notaurl"], "Redis URL"),
-        ("gateway.py", ["--queue", "a{b", "--local", "--url", srv.url], "name must be"),
-        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--capacity", "0"], "--capacity"),
-        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--capacity", "-3"], "--capacity"),
-        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--max", "-1"], "--max"),
-        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--idle-ms", "-5"], "--idle-ms"),
-        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--timeout", "0"], "--timeout"),
-        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--kind", "bogus"], "--kind"),
-        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--window", "0"], "--window"),
-        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--lease-ms", "0"], "--lease-ms"),
+        ("fleet", ["info", q.name, "--url", "notaurl"], "Redis URL"),
+        ("fleet", ["info", "a{b", "--url", srv.url], "name must be"),
+        ("fleet", ["dead", q.name, "--url", srv.url, "--count", "0"], "--count"),
+        ("gateway", ["--queue", q.name, "--local", "--url", "notaurl"], "Redis URL"),
+        ("gateway", ["--queue", "a{b", "--local", "--url", srv.url], "name must be"),
+        ("gateway", ["--queue", q.name, "--local", "--url", srv.url, "--capacity", "0"], "--capacity"),
+        ("gateway", ["--queue", q.name, "--local", "--url", srv.url, "--capacity", "-3"], "--capacity"),
+        ("gateway", ["--queue", q.name, "--local", "--url", srv.url, "--max", "-1"], "--max"),
+        ("gateway", ["--queue", q.name, "--local", "--url", srv.url, "--idle-ms", "-5"], "--idle-ms"),
+        ("gateway", ["--queue", q.name, "--local", "--url", srv.url, "--timeout", "0"], "--timeout"),
+        ("gateway", ["--queue", q.name, "--local", "--url", srv.url, "--kind", "bogus"], "--kind"),
+        ("gateway", ["--queue", q.name, "--local", "--url", srv.url, "--window", "0"], "--window"),
+        ("gateway", ["--queue", q.name, "--local", "--url", srv.url, "--lease-ms", "0"], "--lease-ms"),
         # past what a lease or a Deadline takes: a traceback once the board was set up
-        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--lease-ms", "1073741824"], "--lease-ms"),
-        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--idle-ms", "536870912"], "--idle-ms"),
-        ("gateway.py", ["--queue", q.name, "--local", "--url", srv.url, "--capacity", "16777217"], "--capacity"),
+        ("gateway", ["--queue", q.name, "--local", "--url", srv.url, "--lease-ms", "1073741824"], "--lease-ms"),
+        ("gateway", ["--queue", q.name, "--local", "--url", srv.url, "--idle-ms", "536870912"], "--idle-ms"),
+        ("gateway", ["--queue", q.name, "--local", "--url", srv.url, "--capacity", "16777217"], "--capacity"),
     ]
     opts = ("--max", "--idle-ms", "--timeout", "--window", "--lease-ms", "--capacity")
     for tool, args, want in cases:
@@ -229,13 +229,13 @@ def test_gateway_refuses_a_name_of_an_unknown_kind_before_taking_anything():
     q, names = fill(srv)
     conn = srv.client()
     conn.hset(names, 6, "bogus-6")
-    code, err = _cli("gateway.py", ["--url", srv.url, "--queue", q.name, "--names", names, "--local",
+    code, err = _cli("gateway", ["--url", srv.url, "--queue", q.name, "--names", names, "--local",
                                     "--idle-ms", "300"])
     assert code == 2 and "Traceback" not in err and "bogus-6" in err, (code, err[-1500:])
     assert len(q) == len(JOBS) and q.info()["leased"] == 0
     conn.delete(names)
     conn.set(names, "not a hash")
-    code, err = _cli("gateway.py", ["--url", srv.url, "--queue", q.name, "--names", names, "--local"])
+    code, err = _cli("gateway", ["--url", srv.url, "--queue", q.name, "--names", names, "--local"])
     assert code == 2 and "Traceback" not in err and names in err, (code, err[-1500:])
     assert len(q) == len(JOBS) and q.info()["leased"] == 0
     q.destroy()
@@ -272,7 +272,7 @@ def test_gateway_gives_back_every_lease_when_a_name_added_while_running_is_bad()
 
 
 def test_fleetctl_into_a_closed_pipe_exits_quietly():
-    # tools/fleetctl.py source | head: the reader goes away; no BrokenPipeError traceback.
+    # ticketq fleet source | head: the reader goes away; no BrokenPipeError traceback.
     if IS_MICROPYTHON:
         skip("host only")
     import subprocess
@@ -280,7 +280,7 @@ def test_fleetctl_into_a_closed_pipe_exits_quietly():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     r, w = os.pipe()
     os.close(r)  # the reader is gone before the first byte is written
-    p = subprocess.run([sys.executable, os.path.join(root, "tools", "fleetctl.py"), "source"],
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "fleet", "source"],
                        stdout=w, stderr=subprocess.PIPE, text=True, timeout=60)
     os.close(w)
     assert p.returncode == 0 and p.stderr == "", (p.returncode, p.stderr[-1500:])
@@ -303,12 +303,12 @@ def test_fleetctl_dead_into_a_closed_pipe_takes_no_letter():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
     r, w = os.pipe()
     os.close(r)
-    p = subprocess.run([sys.executable, os.path.join(root, "tools", "fleetctl.py"), "dead", q.name,
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "fleet", "dead", q.name,
                         "--url", srv.url], stdout=w, stderr=subprocess.PIPE, text=True, timeout=60)
     os.close(w)
     assert p.returncode == 0 and p.stderr == "", (p.returncode, p.stderr[-1500:])
     assert q.info()["dead"] == 2
-    p = subprocess.run([sys.executable, os.path.join(root, "tools", "fleetctl.py"), "dead", q.name,
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "fleet", "dead", q.name,
                         "--url", srv.url, "--count", "1"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and p.stdout == "1 NORMAL seq=0 deliveries=1\n", (p.stdout, p.stderr)
     assert q.dead(5) == [(1, 1, 0, 1), (2, 1, 1, 1)]
@@ -327,7 +327,7 @@ def test_sigterm_stops_the_gateway_as_ctrl_c_does():
     srv = fleet_server.shared()
     q = FleetQueue(srv.client(), fleet_server.fresh_name("term"), 4)
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    p = subprocess.Popen([sys.executable, os.path.join(root, "tools", "gateway.py"), "--url", srv.url,
+    p = subprocess.Popen([sys.executable, "-m", "ticketq_tools.cli", "gateway", "--url", srv.url,
                           "--queue", q.name, "--local", "--idle-ms", "60000"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          env=dict(os.environ, PYTHONUNBUFFERED="1"))  # its first line, at once

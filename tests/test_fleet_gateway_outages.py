@@ -1,4 +1,4 @@
-# Host only (CPython and a real redis-server): tools/gateway.py through outages (issue 20, 5).
+# Host only (CPython and a real redis-server): ticketq gateway through outages (issue 20, 5).
 # - The fleet's server goes away and comes back (SIGKILLed, restarted with its AOF): the
 #   gateway says so once each way, waits with capped jittered backoff, and goes on; every
 #   job runs and is acked, none twice.
@@ -177,9 +177,9 @@ def test_passwords_are_never_printed():
     srv = fleet_server.shared()
     url = "redis://:s3cret@127.0.0.1:%d/0" % srv.port  # (this server asks for none)
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-    for tool, args in (("fleetctl.py", ["install", "--url", url]),
-                       ("gateway.py", ["--url", url, "--queue", "x", "--local", "--max", "1"])):
-        p = subprocess.run([sys.executable, os.path.join(root, "tools", tool)] + args,
+    for tool, args in (("fleet", ["install", "--url", url]),
+                       ("gateway", ["--url", url, "--queue", "x", "--local", "--max", "1"])):
+        p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", tool] + args,
                            capture_output=True, text=True, timeout=60)
         text = p.stdout + p.stderr
         assert "s3cret" not in text and "redis://:***@127.0.0.1:" in text, (tool, text)
@@ -208,7 +208,7 @@ def test_ctrl_c_and_sigterm_with_the_unix_port_leave_nothing_leased():
         # a shell's background job (`./tools/test &`, nohup), this process and its children
         # inherit SIGINT ignored, and Python then keeps it ignored: the gateway ran on past
         # the signal and the test timed out (twice, in clean-clone runs started that way).
-        p = subprocess.Popen([sys.executable, os.path.join(root, "tools", "gateway.py"), "--url", srv.url,
+        p = subprocess.Popen([sys.executable, "-m", "ticketq_tools.cli", "gateway", "--url", srv.url,
                               "--queue", q.name, "--unix", "--capacity", "4", "--lease-ms", "600000"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                              env=dict(os.environ, PYTHONUNBUFFERED="1"),

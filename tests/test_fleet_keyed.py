@@ -667,7 +667,7 @@ def test_fleetctl_lanes_lane_set_pause_resume():
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
     def ctl(*a):
-        p = subprocess.run([sys.executable, os.path.join(root, "tools", "fleetctl.py")] + list(a) + ["--url", srv.url],
+        p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "fleet"] + list(a) + ["--url", srv.url],
                            capture_output=True, text=True, timeout=60)
         return p.returncode, p.stdout, p.stderr
 

@@ -77,7 +77,7 @@ def test_fleetctl_exporter_serves_the_queues_numbers():
     q.release(q.last_lease)  # 2: one delivery of at most 1: a dead letter
     lq = FleetLaneQueue(conn, fleet_server.fresh_name("mxl"), 8, (2, 1))
     lq.push(9, 2, 1)
-    p, url = start([os.path.join(ROOT, "tools", "fleetctl.py"), "exporter", "--url", srv.url, "--port", "0",
+    p, url = start(["-m", "ticketq_tools.cli", "fleet", "exporter", "--url", srv.url, "--port", "0",
                     "--queue", q.name, "--queue", lq.name], "== exporter")
     try:
         assert url.startswith("http://127.0.0.1:") and url.endswith("/metrics"), url
@@ -117,7 +117,7 @@ def test_gateway_metrics_port():
     q = FleetQueue(conn, fleet_server.fresh_name("mxg"), 16)
     for i in range(1, 5):
         q.push(i, 1)
-    p, url = start([os.path.join(ROOT, "tools", "gateway.py"), "--url", srv.url, "--queue", q.name, "--local",
+    p, url = start(["-m", "ticketq_tools.cli", "gateway", "--url", srv.url, "--queue", q.name, "--local",
                     "--metrics-port", "0"], "== metrics on")
     try:
         # wait for the four jobs to be acked (the gateway's lines), then scrape

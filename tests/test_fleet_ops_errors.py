@@ -25,7 +25,7 @@ def host():
 
 def gw(*args):
     t = time.monotonic()
-    p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "gateway.py")] + [str(a) for a in args],
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "gateway"] + [str(a) for a in args],
                        capture_output=True, text=True, timeout=120)
     return p.returncode, p.stdout, p.stderr, time.monotonic() - t
 
@@ -41,7 +41,7 @@ def test_gateway_setup_errors_one_line_each_with_its_code():
     assert "cannot reach" in err and "Traceback" not in err and took < 4, (err, took)
     # no such queue: names the command that creates it, no server internals, exit 6
     code, out, err, _ = gw("--url", srv.url, "--queue", "nosuch", "--local")
-    assert code == exitcodes.NO_QUEUE and "tools/fleetctl create nosuch --capacity" in err, err
+    assert code == exitcodes.NO_QUEUE and "ticketq fleet create nosuch --capacity" in err, err
     assert "script:" not in err and "user_function" not in err
     # a wrong password: exit 5
     code, out, err, _ = gw("--url", "redis://nobody:pw@127.0.0.1:%d/0" % srv.port, "--queue", "x", "--local")
@@ -209,7 +209,7 @@ def test_a_port_that_is_not_redis_is_said_so_exit_4():
     t.start()
     try:
         url = "redis://127.0.0.1:%d/0" % ls.getsockname()[1]
-        p = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fleetctl.py"), "stats", "q", "--url", url],
+        p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "fleet", "stats", "q", "--url", url],
                            capture_output=True, text=True, timeout=60)
         assert p.returncode == exitcodes.UNREACHABLE and "does not answer as a Redis server" in p.stderr, p.stderr
         code, out, err, _ = gw("--url", url, "--queue", "q", "--local")

@@ -1,4 +1,4 @@
-# The islands demonstration (tools/islands.py): one operation stream on islands with skewed,
+# The islands demonstration (ticketq islands): one operation stream on islands with skewed,
 # drifting clocks and delivery delays. A timestamp tie-break disagrees between islands;
 # ticketq gives every island the same pops and digest, on CPython and the MicroPython VM.
 # CPython only (the tool drives node and writes files); on MicroPython every test skips.
@@ -7,7 +7,7 @@ from support import skip, IS_MICROPYTHON
 
 def _tools():
     if IS_MICROPYTHON:
-        skip("drives tools/islands.py (CPython only; the VM side is checked from CPython)")
+        skip("drives ticketq islands (CPython only; the VM side is checked from CPython)")
     import os
     import sys
     here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools")
@@ -134,9 +134,9 @@ def test_committed_picture_is_current():
     import os
     path = os.path.join(islands.REPO, "docs", "islands.svg")
     if not os.path.exists(path):
-        skip("docs/islands.svg not generated yet (run tools/islands.py)")
+        skip("docs/islands.svg not generated yet (run ticketq islands)")
     with open(path, encoding="utf-8") as f:
-        assert f.read() == islands.svg(islands.run()), "stale: run tools/islands.py"
+        assert f.read() == islands.svg(islands.run()), "stale: run ticketq islands"
 
 
 
@@ -144,7 +144,7 @@ def leaves_the_committed_picture_alone(tool, name):
     # Exploring with other settings (the help invites it) drew over docs/NAME, and then
     # ./tools/test failed with "stale". Only the default run draws there; others go to
     # build/, and a picture that cannot be written is an error, not a traceback.
-    # (tests/test_lanes_demo.py checks tools/lanes_demo.py with it too.)
+    # (tests/test_lanes_demo.py checks ticketq lanes-demo with it too.)
     import contextlib
     import io
     import os

@@ -1,4 +1,4 @@
-# The lanes demonstration (tools/lanes_demo.py): a chatty and a quiet source in one class.
+# The lanes demonstration (ticketq lanes-demo): a chatty and a quiet source in one class.
 # Strict FIFO makes the quiet source wait behind the chatty backlog and loses its pushes to
 # the full queue; lanes keep its wait within the guarantee, on CPython and the MicroPython
 # VM alike. CPython only (the tool drives node and writes files); on MicroPython every test
@@ -8,7 +8,7 @@ from support import skip, IS_MICROPYTHON
 
 def _tools():
     if IS_MICROPYTHON:
-        skip("drives tools/lanes_demo.py (CPython only; the VM side is checked from CPython)")
+        skip("drives ticketq lanes-demo (CPython only; the VM side is checked from CPython)")
     import os
     import sys
     here = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
@@ -103,9 +103,9 @@ def test_committed_picture_is_current():
     import os
     path = os.path.join(demo.REPO, "docs", "lanes.svg")
     if not os.path.exists(path):
-        skip("docs/lanes.svg not generated yet (run tools/lanes_demo.py)")
+        skip("docs/lanes.svg not generated yet (run ticketq lanes-demo)")
     with open(path, encoding="utf-8") as f:
-        assert f.read() == demo.svg(demo.run()), "stale: run tools/lanes_demo.py"
+        assert f.read() == demo.svg(demo.run()), "stale: run ticketq lanes-demo"
 
 
 

@@ -1,5 +1,5 @@
 # CPython only: the REPL examples of docs/lanes.md (fixed and keyed lanes) run as doctests, and the page's
-# demonstration table is what tools/lanes_demo.py prints, so the page stays true.
+# demonstration table is what ticketq lanes-demo prints, so the page stays true.
 import os
 
 from support import IS_MICROPYTHON, raises, skip
@@ -38,7 +38,7 @@ def test_demonstration_table_and_explain_quote_are_current():
 
     lines = lanes_demo.summary(lanes_demo.run())
     table = lines[lines.index("") + 1:lines.index("", 3)]
-    assert "```\n" + "\n".join(table) + "\n```" in text, "stale: rerun tools/lanes_demo.py"
+    assert "```\n" + "\n".join(table) + "\n```" in text, "stale: rerun ticketq lanes-demo"
     import ticketq
     import ticketq.audit as audit
     from ticketq.lanes import LaneQueue

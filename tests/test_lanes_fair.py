@@ -20,7 +20,7 @@ def need_heap(nbytes, why):
     # (Here, not in support.py, which every test module on the micro:bit compiles: it cost
     # test_queue_errors its place there.) Skip (visibly) on a MicroPython whose whole GC heap is below nbytes: the tests that
     # keep long logs of every op (host-sized, ~0.7-0.9 MB) run on CPython, the VM (1 MiB)
-    # and the unix port, not on a board-sized heap (the emulated boards of tools/mcu.py
+    # and the unix port, not on a board-sized heap (the emulated boards of ticketq mcu
     # have 192 KB, like an RP2040), where they raise MemoryError on every target alike.
     if not IS_MICROPYTHON:
         return

@@ -1,7 +1,7 @@
-# The main job (tools/run.py): the worker firmware plays a workload on the host MicroPython
+# The main job (ticketq run): the worker firmware plays a workload on the host MicroPython
 # VM (tools/mpvm/main.mjs, loaded by tools/mpvm/vm.mjs) and prints the same lines, line for
 # line, as the same firmware on CPython: the worker is deterministic (same ids, same
-# digests). Also the board side of tools/run.py (workload.play on the host driving a
+# digests). Also the board side of ticketq run (workload.play on the host driving a
 # worker.Worker through small REPL commands), against a stand-in board that runs the
 # commands on CPython, so it is checked without hardware. CPython only (pytest); the VM
 # tests skip visibly without node or the VM. Nothing but support is imported at the top:
@@ -30,7 +30,7 @@ def _paths():
     import os
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return root, os.path.join(root, "tools", "run.py"), os.path.join(root, "firmware", "workload.txt")
+    return root, "run", os.path.join(root, "firmware", "workload.txt")
 
 
 def _cpython(path, fails=False):
@@ -62,7 +62,7 @@ def _write(tmp_path, name, text):
 
 def _need_vm():
     if IS_MICROPYTHON:
-        skip("tools/run.py drives the VM from CPython")
+        skip("ticketq run drives the VM from CPython")
     import os
     import shutil
 
@@ -77,12 +77,12 @@ def _run(*args):
     import sys
 
     root, run, _ = _paths()
-    return subprocess.run([sys.executable, run] + list(args), capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "ticketq_tools.cli", run] + list(args), capture_output=True, text=True,
                           timeout=300, cwd=root)
 
 
 def _log(stdout):
-    # The firmware's lines: all but tools/run.py's own "== ..." lines.
+    # The firmware's lines: all but ticketq run's own "== ..." lines.
     return [l for l in stdout.splitlines() if not l.startswith("== ")]
 
 
@@ -133,7 +133,7 @@ def test_bad_workload_line_stops_the_run(tmp_path=None):
 # ---- the board side, against a stand-in board
 
 class _FakeBoard:
-    # What tools/run.py's Link uses of deploy.Board: exec (raw-REPL command -> output, or
+    # What ticketq run's Link uses of deploy.Board: exec (raw-REPL command -> output, or
     # TransportExecError with the traceback), mem_free, soft_reset, info. Commands run on
     # CPython in one namespace, like the REPL's globals on a board. `fail_on`: raise
     # MemoryError when a command contains it.
@@ -173,7 +173,7 @@ class _FakeBoard:
 
 
 def _tool():
-    # ticketq_tools.run, the module of tools/run.py (tools/ on sys.path; importing the
+    # ticketq_tools.run, the module of ticketq run (tools/ on sys.path; importing the
     # package puts lib/ and firmware/ there)
     import os
     import sys
@@ -198,7 +198,7 @@ def _board_session(board, path, prof="microbit"):
 
 def _need_mpremote():
     if IS_MICROPYTHON:
-        skip("tools/run.py runs on CPython")
+        skip("ticketq run runs on CPython")
     try:
         import mpremote  # noqa: F401
     except ImportError:

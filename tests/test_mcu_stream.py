@@ -1,4 +1,4 @@
-# The fixed op stream of tests/mcu_stream.py (what tools/mcu.py compares across the emulated
+# The fixed op stream of tests/mcu_stream.py (what ticketq mcu compares across the emulated
 # targets, install routes and paths) gives the same line on every interpreter: pinned here.
 import mcu_stream
 

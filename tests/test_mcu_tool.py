@@ -1,4 +1,4 @@
-# tools/mcu.py's verdicts on CPython (pytest): how a run's output is read, when a viper run
+# ticketq mcu's verdicts on CPython (pytest): how a run's output is read, when a viper run
 # on the bytecode path is a failure, and that outcomes differing between routes fail the
 # stage. The stage itself (QEMU firmware) runs in ./tools/test; MicroPython skips these.
 from support import IS_MICROPYTHON, skip
@@ -6,7 +6,7 @@ from support import IS_MICROPYTHON, skip
 
 def _mcu():
     if IS_MICROPYTHON:
-        skip("tools/mcu.py runs on CPython")
+        skip("ticketq mcu runs on CPython")
     import os
     import sys
 

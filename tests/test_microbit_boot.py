@@ -1,7 +1,7 @@
 # Starting an application at boot on the BBC micro:bit v1 (issue 13), the way
-# docs/microbit.md says: tools/deploy.py microbit-frozen --lib-only --add main.py --add
+# docs/microbit.md says: ticketq deploy microbit-frozen --lib-only --add main.py --add
 # application.py, then a soft reset as the reset button does it (main.py runs), on the
-# emulated board (QEMU + ticketq's MicroPython 1.9.2 firmware, tools/firmware microbit: the
+# emulated board (QEMU + ticketq's MicroPython 1.9.2 firmware, ticketq firmware microbit: the
 # library frozen; Debian's stock hex no longer compiles the library, issue 23). examples/microbit/main.py imports
 # ticketq, then the application by __import__ and a name of more than 10 characters; the
 # application uses the queue and the display. What it prints there must be what the same

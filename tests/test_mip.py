@@ -1,11 +1,11 @@
 # `mpremote mip install` of the library (issue 13), where mip can work: a board with a
 # filesystem of folders, os.stat and a raw REPL, which the 32-bit MicroPython unix port is.
-# tools/mpunix.py's board() puts its REPL on a loopback port as a stand-in board; mpremote
+# ticketq mpunix's board() puts its REPL on a loopback port as a stand-in board; mpremote
 # (from PyPI, the host side of mip) installs package.json from a checkout and over HTTP (a
 # server on loopback started here, the way a github: URL is fetched: relative URLs against
 # the package.json's own), into the lib folder on the board's sys.path; then a fresh
 # interpreter imports ticketq from there and uses it. The micro:bit v1 (MicroPython 1.9.2:
-# no folders, no os.stat) is not such a board: tools/deploy.py is its route
+# no folders, no os.stat) is not such a board: ticketq deploy is its route
 # (docs/install.md). CPython only (pytest); skipped, saying why, without the unix port.
 from support import skip, IS_MICROPYTHON
 
@@ -103,7 +103,7 @@ def test_mpremote_mip_install_over_http(tmp_path=None):
 
 
 def test_the_stand_in_board_says_when_a_soft_reset_ended_it(tmp_path=None):
-    # mpremote without `resume` soft-resets, which ends the unix port: `tools/mpunix.py
+    # mpremote without `resume` soft-resets, which ends the unix port: `ticketq mpunix
     # --serve` then served a dead interpreter, silently, until Ctrl-C. It says so and exits 1.
     root, mpunix, exe = _setup()
     import os
@@ -112,7 +112,7 @@ def test_the_stand_in_board_says_when_a_soft_reset_ended_it(tmp_path=None):
     import tempfile
 
     home = str(tmp_path) if tmp_path else tempfile.mkdtemp()
-    srv = subprocess.Popen([sys.executable, os.path.join(root, "tools", "mpunix.py"), "--serve", "--home", home],
+    srv = subprocess.Popen([sys.executable, "-m", "ticketq_tools.cli", "mpunix", "--serve", "--home", home],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         url = None

@@ -1,4 +1,4 @@
-# tools/mpunix.py's header names the hot path ticketq really runs there, asked of ticketq
+# ticketq mpunix's header names the hot path ticketq really runs there, asked of ticketq
 # itself: a 64-bit unix port's default is the bytecode path (ticketq.viper refuses to load
 # there), which the header called "default (viper)". CPython only (pytest): nothing but
 # support is imported at the top, so the MicroPython runners skip this module.
@@ -11,14 +11,14 @@ def _where(exe, *args):
     import sys
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return subprocess.run([sys.executable, os.path.join(root, "tools", "mpunix.py"), "--where"] + list(args),
+    return subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "mpunix", "--where"] + list(args),
                           capture_output=True, text=True, timeout=60,
                           env=dict(os.environ, MICROPYTHON=exe)).stdout
 
 
 def test_the_header_names_the_path_ticketq_reports(tmp_path=None):
     if IS_MICROPYTHON:
-        skip("drives tools/mpunix.py from CPython")
+        skip("drives ticketq mpunix from CPython")
     import os
     import tempfile
 
@@ -38,7 +38,7 @@ def _mpunix(env_exe, *args):
     import sys
 
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    return subprocess.run([sys.executable, os.path.join(root, "tools", "mpunix.py")] + list(args),
+    return subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "mpunix"] + list(args),
                           capture_output=True, text=True, timeout=60,
                           env=dict(os.environ, MICROPYTHON=env_exe))
 
@@ -46,7 +46,7 @@ def _mpunix(env_exe, *args):
 def test_an_interpreter_that_runs_no_test_fails_the_stage():
     # issue 22: MICROPYTHON=/bin/true printed nothing, exited 0, and the stage was green
     if IS_MICROPYTHON:
-        skip("drives tools/mpunix.py from CPython")
+        skip("drives ticketq mpunix from CPython")
     r = _mpunix("/bin/true", "--skip-missing", "test_ticks")
     assert r.returncode == 1, (r.returncode, r.stdout)
     assert "ran no test" in r.stdout and "SKIPPED" not in r.stdout, r.stdout
@@ -56,7 +56,7 @@ def test_an_interpreter_that_runs_no_test_fails_the_stage():
 def test_a_wrong_path_is_an_error_not_a_skip():
     # SKIPPED is only ever said with exit 0; a $MICROPYTHON naming nothing is exit 2, ERROR
     if IS_MICROPYTHON:
-        skip("drives tools/mpunix.py from CPython")
+        skip("drives ticketq mpunix from CPython")
     r = _mpunix("/nonexistent/micropython", "--skip-missing", "test_ticks")
     assert r.returncode == 2, (r.returncode, r.stdout)
     assert "SKIPPED" not in r.stdout and "ERROR" in r.stdout and "not an executable" in r.stdout, r.stdout
@@ -64,7 +64,7 @@ def test_a_wrong_path_is_an_error_not_a_skip():
 
 def test_quiet_leaves_out_pass_and_skip_lines_but_keeps_the_count():
     if IS_MICROPYTHON:
-        skip("drives tools/mpunix.py from CPython")
+        skip("drives ticketq mpunix from CPython")
     import os
     import tempfile
 

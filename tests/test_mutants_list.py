@@ -1,4 +1,4 @@
-# Host only: tools/mutants.py's curated list (tools/mutants.json) still applies to the sources,
+# Host only: ticketq mutants's curated list (tools/mutants.json) still applies to the sources,
 # each `old` found exactly once in its file, so the list cannot rot while the code changes
 # (a mutant that no longer applies would silently test nothing). Runs nothing else: the
 # mutation run itself is on demand (docs/testing.md, "Mutation testing").

@@ -29,7 +29,7 @@ def test_package_json_lists_every_library_module():
 
 def _manifestfile(tmp):
     # MicroPython's own manifest reader (tools/manifestfile.py of the 1c3c201 tarball in
-    # ../shared/mcu, what tools/mcu.py builds with), or None where that tarball is absent
+    # ../shared/mcu, what ticketq mcu builds with), or None where that tarball is absent
     import sys
     import tarfile
 

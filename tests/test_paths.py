@@ -186,7 +186,7 @@ def test_a_viper_module_that_raises_while_it_runs_keeps_the_bytecode_path():
         skip("no sys.modules here (micro:bit 1.9.2): cannot inject a module")
     if IS_MICROPYTHON and sys.platform not in ("linux", "darwin"):
         # a board (QEMU): the package is source only on the mount route, frozen or .mpy on
-        # the others; skipped on all of them alike, so their outcomes compare (tools/mcu.py)
+        # the others; skipped on all of them alike, so their outcomes compare (ticketq mcu)
         skip("a board: the package's source is not on every route (%s)" % sys.platform)
     try:
         import os

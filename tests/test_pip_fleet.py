@@ -1,10 +1,10 @@
 # `pip install ticketq[fleet]` (issue 22): the wheel, built offline from this checkout and
 # installed in a fresh virtual environment in a temporary folder, declares redis-py for the
-# `fleet` extra, carries the fleet's Lua library, and its console scripts run from the wheel
-# alone: `ticketq-fleetctl --help`, `ticketq-gateway --help`, `ticketq-dashboard --help`;
-# `ticketq-fleetctl install` loads the packaged library into a real redis-server (tests/fleet_server.py), with no
+# `fleet` extra, carries the fleet's Lua library, and its console script `ticketq` runs the
+# fleet commands from the wheel alone: `ticketq fleet --help`, `ticketq gateway --help`, `ticketq dashboard --help`;
+# `ticketq fleet install` loads the packaged library into a real redis-server (tests/fleet_server.py), with no
 # checkout on sys.path (cwd a temporary folder; redis-py, which the test cannot download, is
-# a copy of the one in this checkout's .venv, given on PYTHONPATH), and `ticketq-dashboard`
+# a copy of the one in this checkout's .venv, given on PYTHONPATH), and `ticketq dashboard`
 # serves that server's queues. The metadata names the
 # author (no project URLs: the project has no public address yet). CPython only (pytest).
 from support import skip, IS_MICROPYTHON
@@ -55,13 +55,19 @@ def test_the_fleet_wheel_installs_its_console_scripts_and_lua_library(tmp_path=N
     env.pop("MICROPYPATH", None)
 
     def run(*cmd):
-        exe = os.path.join(venv, "bin", cmd[0])
-        return subprocess.run([exe] + list(cmd[1:]), capture_output=True, text=True, timeout=120, cwd=work,
+        exe = cmd[0].split()  # "ticketq fleet": the console script and its command
+        exe[0] = os.path.join(venv, "bin", exe[0])
+        return subprocess.run(exe + list(cmd[1:]), capture_output=True, text=True, timeout=120, cwd=work,
                               env=env)
 
-    for script in ("ticketq-fleetctl", "ticketq-gateway", "ticketq-dashboard"):
+    for script in ("ticketq fleet", "ticketq gateway", "ticketq dashboard"):
         p = run(script, "--help")
-        assert p.returncode == 0 and "usage:" in p.stdout, (script, p.stdout, p.stderr)
+        assert p.returncode == 0 and ("usage: " + script) in p.stdout, (script, p.stdout, p.stderr)
+    # the whole command is there, and what needs a checkout says so
+    p = run("ticketq", "--help")
+    assert p.returncode == 0 and " fleet " in p.stdout and " run " in p.stdout, p.stdout
+    p = run("ticketq run", "--help")
+    assert p.returncode == 2 and "needs a checkout" in p.stderr and "Traceback" not in p.stderr, p.stderr
     # nothing of the checkout is imported: the tool and the library come from the venv
     p = run("python", "-c", "import sys, ticketq_tools, ticketq; from ticketq_tools import fleetctl;"
             "print(ticketq_tools.__file__, ticketq.__file__, fleetctl.__file__, fleetctl.LUA)")
@@ -70,7 +76,7 @@ def test_the_fleet_wheel_installs_its_console_scripts_and_lua_library(tmp_path=N
     assert root not in p.stdout, p.stdout
 
     with RedisServer() as srv:
-        p = run("ticketq-fleetctl", "install", "--url", srv.url)
+        p = run("ticketq fleet", "install", "--url", srv.url)
         assert p.returncode == 0, (p.stdout, p.stderr)
         assert "loaded" in p.stdout, p.stdout
         r = redis.Redis(host="127.0.0.1", port=srv.port)
@@ -86,7 +92,7 @@ def test_the_fleet_wheel_installs_its_console_scripts_and_lua_library(tmp_path=N
         p = run("python", "-c", "import redis, ticketq.fleet as F\n"
                 "F.FleetQueue(redis.Redis.from_url(%r), 'gwq', capacity=4).push(9, 2)\n" % srv.url)
         assert p.returncode == 0, p.stderr
-        p = run("ticketq-gateway", "--url", srv.url, "--queue", "gwq", "--local", "--max", "1", "--idle-ms", "3000")
+        p = run("ticketq gateway", "--url", srv.url, "--queue", "gwq", "--local", "--max", "1", "--idle-ms", "3000")
         assert p.returncode == 0, (p.stdout, p.stderr)
         p = run("python", "-c", "import redis, ticketq.fleet as F\n"
                 "i = F.FleetQueue(redis.Redis.from_url(%r), 'gwq').info()\n"
@@ -96,7 +102,7 @@ def test_the_fleet_wheel_installs_its_console_scripts_and_lua_library(tmp_path=N
         import json
         import urllib.request
 
-        d = subprocess.Popen([os.path.join(venv, "bin", "ticketq-dashboard"), "--url", srv.url, "--port", "0"],
+        d = subprocess.Popen([os.path.join(venv, "bin", "ticketq"), "dashboard", "--url", srv.url, "--port", "0"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=work, env=env)
         try:
             line = d.stdout.readline()

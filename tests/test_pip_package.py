@@ -76,17 +76,17 @@ def test_pip_package_installs_the_modules_with_their_stubs(tmp_path=None):
 
 
 def test_stubdocs_help_is_help_not_a_folder(tmp_path=None):
-    # `tools/stubdocs.py --help` wrote the merged copies of lib/ into a folder named --help.
+    # `ticketq stubdocs --help` wrote the merged copies of lib/ into a folder named --help.
     if IS_MICROPYTHON:
-        skip("runs tools/stubdocs.py on CPython")
+        skip("runs ticketq stubdocs on CPython")
     import os
     import subprocess
     import sys
     import tempfile
 
     d = str(tmp_path) if tmp_path else tempfile.mkdtemp()
-    tool = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools", "stubdocs.py")
-    p = subprocess.run([sys.executable, tool, "--help"], cwd=d, capture_output=True, text=True, timeout=60)
+    tool = "stubdocs"
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", tool, "--help"], cwd=d, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "OUTDIR" in p.stdout and os.listdir(d) == [], (p.stdout, os.listdir(d))
-    p = subprocess.run([sys.executable, tool, "out"], cwd=d, capture_output=True, text=True, timeout=60)
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", tool, "out"], cwd=d, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0 and "__init__.py" in os.listdir(os.path.join(d, "out", "ticketq")), p.stderr

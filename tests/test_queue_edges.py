@@ -1,4 +1,4 @@
-# Edges of TicketQueue's contract (ticketq.pyi) that mutation testing (tools/mutants.py)
+# Edges of TicketQueue's contract (ticketq.pyi) that mutation testing (ticketq mutants)
 # found no test of: peek of a ticket aging promoted, repr's count of every class, and the
 # capacity's upper bound. Not in the micro:bit's profile (its heap has room for the
 # modules listed there only); the same code runs on CPython and the VM.

@@ -157,7 +157,7 @@ print("heap after handshake %d bytes, %d ms for 20 PINGs" % (used, ms))
 
 def test_the_board_client_over_tls_on_the_unix_port():
     # Under a 128 KiB heap, as a small board has, with the library precompiled as a board
-    # with sockets gets it (tools/deploy.py: esp32 and rp2 profiles have MPY = True): the
+    # with sockets gets it (ticketq deploy: esp32 and rp2 profiles have MPY = True): the
     # package's fleet module (FleetQueue and FleetLaneQueue since issue 23) compiled from
     # source needs more heap at its peak than this board script leaves.
     port, d = _server()
@@ -194,7 +194,7 @@ def test_the_board_client_over_tls_on_the_unix_port():
 
 
 def test_the_gateway_over_tls():
-    # tools/gateway.py with rediss://...?ssl_ca_certs= (redis-py): the same outcome as
+    # ticketq gateway with rediss://...?ssl_ca_certs= (redis-py): the same outcome as
     # test_fleet_gateway's first test over plain TCP.
     port, d = _server()
     import redis

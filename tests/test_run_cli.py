@@ -19,12 +19,12 @@ def _host():
 
 
 def _run(args, cwd=None, wrapper=False):
-    # tools/run.py with the venv's Python (or the tools/run wrapper itself), from cwd.
+    # ticketq run with the venv's Python (or the tools/run wrapper itself), from cwd.
     import os
     import subprocess
     import sys
 
-    cmd = [os.path.join(_root(), "tools", "run")] if wrapper else [sys.executable, os.path.join(_root(), "tools", "run.py")]
+    cmd = [os.path.join(_root(), "tools", "run")] if wrapper else [sys.executable, "-m", "ticketq_tools.cli", "run"]
     return subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=300, cwd=cwd or _root())
 
 
@@ -101,7 +101,7 @@ def test_the_check_is_the_firmwares_own_player():
     _host()
     import os
 
-    run = _tool()  # tools/run.py under a name of its own ("run" is also tools/bench/run.py)
+    run = _tool()  # ticketq run under a name of its own ("run" is also tools/bench/run.py)
     assert run.check_workload(os.path.join(_root(), "firmware", "workload.txt"), "w") is None
     assert run._unseen("a\u00a0b\u200bc\t") == (
         "; U+00A0 (NO-BREAK SPACE) at column 2, U+200B (ZERO WIDTH SPACE) at column 4")
@@ -173,7 +173,7 @@ def test_a_board_that_cannot_be_reached_is_a_failed_run(tmp_path=None):
 
 def test_the_stock_microbit_hex_is_no_firmware_choice():
     # Debian's stock micro:bit hex is retired (issue 23: it cannot compile the package, and
-    # deploy refuses its flat file system): tools/run and tools/devtest.py once still offered
+    # deploy refuses its flat file system): tools/run and ticketq devtest once still offered
     # it as --firmware stock, which could only fail on the board. argparse now refuses it, a
     # usage error (exit 2) before any emulator starts, and neither --help offers it.
     _host()
@@ -181,7 +181,7 @@ def test_the_stock_microbit_hex_is_no_firmware_choice():
     import subprocess
     import sys
 
-    devtest = [sys.executable, os.path.join(_root(), "tools", "devtest.py")]
+    devtest = [sys.executable, "-m", "ticketq_tools.cli", "devtest"]
     for tool, run in (("run", _run), ("devtest", lambda a: subprocess.run(devtest + a, capture_output=True, text=True, timeout=120))):
         p = run(["--emulate", "microbit", "--firmware", "stock"])
         assert p.returncode == 2 and p.stdout == "", (tool, p.returncode, p.stdout[-500:])

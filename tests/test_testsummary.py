@@ -1,4 +1,4 @@
-# tools/testsummary.py, the summary at the end of ./tools/test (issue 22): each stage's
+# python -m ticketq_tools.testsummary, the summary at the end of ./tools/test (issue 22): each stage's
 # counts are parsed from its log's last count line, a stage that ran no test fails unless
 # it said SKIPPED and exited 0, and the closing line CI reads sums them all. Host only: it
 # reads files the host's tools/test writes.
@@ -7,7 +7,7 @@ from support import skip, IS_MICROPYTHON
 
 def _ts():
     if IS_MICROPYTHON:
-        skip("tools/testsummary.py runs on the host, after tools/test's stages")
+        skip("python -m ticketq_tools.testsummary runs on the host, after tools/test's stages")
     import os
     import sys
 
@@ -26,7 +26,7 @@ def test_counts_from_each_runner_format():
     assert ts.counts("....\n1520 passed, 41 skipped in 311.52s (0:05:11)\n") == (1520, 0, 41)
     assert ts.counts("F.\n2 failed, 10 passed, 1 skipped, 1 error in 3.01s\n") == (10, 3, 1)
     assert ts.counts("===== 7 passed, 2 warnings in 0.50s =====\n") == (7, 0, 0)
-    # tools/mcu.py's total, inside a longer line
+    # ticketq mcu's total, inside a longer line
     assert ts.counts("x  3 passed, 0 failed,   1 skipped\n-- 12 runs (3 targets x routes x paths) in 90 s "
                      "(+0 s firmware): 900 passed, 2 failed, 60 skipped; op stream identical\n") == (900, 2, 60)
     # the LAST count line wins; none at all is None
@@ -91,7 +91,7 @@ def test_the_summary_of_a_log_folder_ends_with_the_closing_line():
 def test_tools_test_stage_function_records_each_stage_and_the_summary_fails_the_run():
     # tools/test's own stage() (taken from the script as it is), with three quick stages: a
     # passing runner, the unix port given /bin/true (ran no test), a failing check whose
-    # later commands must not run; then tools/testsummary.py as tools/test calls it
+    # later commands must not run; then python -m ticketq_tools.testsummary as tools/test calls it
     if IS_MICROPYTHON:
         skip("runs bash on the host")
     import os
@@ -109,11 +109,11 @@ def test_tools_test_stage_function_records_each_stage_and_the_summary_fails_the_
     script = "\n".join([
         "set -euo pipefail", "logs=%s" % logs, "nstage=0", fn,
         "stage ok tests %s -c 'print(\"3 passed, 0 failed, 1 skipped\")'" % sys.executable,
-        "stage unix tests env MICROPYTHON=/bin/true %s tools/mpunix.py --skip-missing --quiet test_ticks"
+        "stage unix tests env MICROPYTHON=/bin/true %s -m ticketq_tools.cli mpunix --skip-missing --quiet test_ticks"
         % sys.executable,
         "check() { echo step1; false; echo notreached; }",
         "stage firmware check check",
-        "%s tools/testsummary.py \"$logs\"" % sys.executable])
+        "%s -m ticketq_tools.testsummary \"$logs\"" % sys.executable])
     p = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60, cwd=root)
     lines = p.stdout.splitlines()
     assert p.returncode == 1, p.stdout + p.stderr

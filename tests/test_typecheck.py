@@ -1,4 +1,4 @@
-# tools/typecheck.py: pyright checks lib/ and firmware/ against each board's published
+# ticketq typecheck: pyright checks lib/ and firmware/ against each board's published
 # MicroPython stubs (typecheck/<target>.txt). CPython only (pytest). The pyright runs skip
 # visibly unless pyright is installed for this interpreter:
 #   .venv/bin/pip install -r tools/typecheck-requirements.txt
@@ -44,7 +44,7 @@ def _typecheck(*args):
     import subprocess
     import sys
 
-    return subprocess.run([sys.executable, os.path.join(_root(), "tools", "typecheck.py")] + list(args),
+    return subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "typecheck"] + list(args),
                           capture_output=True, text=True, timeout=900, cwd=_root())
 
 

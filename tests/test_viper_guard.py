@@ -23,7 +23,7 @@ def viper_module():
 
 
 def test_path_and_why_agree():
-    if sys.platform == "microbit":  # tools/deploy.py leaves WHY out there (board.py DROP)
+    if sys.platform == "microbit":  # ticketq deploy leaves WHY out there (board.py DROP)
         assert ticketq.PATH == "bytecode" and not hasattr(ticketq, "WHY")
         return
     if ticketq.PATH == "viper":

@@ -249,11 +249,11 @@ def test_board_profiles_are_constants_that_ast_can_read():
         for node in tree.body:
             assert isinstance(node, ast.Assign) and len(node.targets) == 1, (path, node)
             prof[node.targets[0].id] = ast.literal_eval(node.value)
-        # TESTS (optional): the test modules that run on that board (tools/devtest.py);
-        # DROP (optional): names tools/deploy.py leaves out of the library there.
-        # MARCH (optional, with MPY): mpy-cross's -march for native code (tools/deploy.py).
+        # TESTS (optional): the test modules that run on that board (ticketq devtest);
+        # DROP (optional): names ticketq deploy leaves out of the library there.
+        # MARCH (optional, with MPY): mpy-cross's -march for native code (ticketq deploy).
         # FROZEN, DROP_FIRMWARE, CONFIG, BATCH (optional): a firmware built with the
-        # modules frozen in (tools/firmware.py) and fed in batches (tools/run.py).
+        # modules frozen in (ticketq firmware) and fed in batches (ticketq run).
         assert sorted(set(prof) - set(["TESTS", "DROP", "MARCH", "FROZEN", "DROP_FIRMWARE", "CONFIG",
                                        "BATCH"])) == [
             "CAPACITY", "FILES", "HEARTBEAT", "MPY", "NAME"], path
@@ -270,7 +270,7 @@ def test_board_profiles_are_constants_that_ast_can_read():
             assert os.path.isfile(os.path.join(root, f)), (path, f)
         files = prof["FILES"] + prof.get("FROZEN", [])
         # where each lands on the board: the package's modules in a ticketq/ folder
-        # (tools/deploy.py), everything else by base name in the top folder
+        # (ticketq deploy), everything else by base name in the top folder
         dests = [f[len("lib/"):] if f.startswith("lib/ticketq/") else f.rsplit("/", 1)[-1] for f in files]
         assert len(set(dests)) == len(dests), "two files land on one path: %s" % dests
         for mod in ("ticketq/__init__.py", "ticketq/core.py", "ticketq/ticks.py", "worker.py"):

@@ -22,8 +22,8 @@ tools/islands_replay.py, shared with the VM. Exit status: 0 when the ticketq isl
 (and the VM agrees with CPython, when it ran), 1 otherwise (or the picture could not be
 written), 2 for bad arguments.
 
-  tools/islands.py                                   # the default run, writes docs/islands.svg
-  tools/islands.py --skew-ms 0,0.4,3 --drift-ppm 0,100,-100 --seed 7 --no-svg
+  ticketq islands                                   # the default run, writes docs/islands.svg
+  ticketq islands --skew-ms 0,0.4,3 --drift-ppm 0,100,-100 --seed 7 --no-svg
 """
 import argparse
 import os
@@ -97,7 +97,7 @@ def vm_unavailable():
 def vm_lines(code, timeout=120):
     # Runs Python code on the MicroPython VM (tools/islands_vm.mjs: lib/, tests/ and the
     # tools' *_replay.py importable); returns (VM version, the lines it printed). Raises
-    # RuntimeError if the VM fails. tools/lanes_demo.py uses it too.
+    # RuntimeError if the VM fails. ticketq lanes-demo uses it too.
     head = "import sys\nprint('v', '.'.join(str(x) for x in sys.implementation.version[:3]))\n"
     p = subprocess.run(["node", VM_SCRIPT, head + code], capture_output=True, text=True,
                        timeout=timeout)
@@ -186,7 +186,7 @@ def esc(s):
 
 
 def svg_head(width, height, title, subtitle):
-    # The opening lines of a demonstration's picture (tools/lanes_demo.py's too): the svg
+    # The opening lines of a demonstration's picture (ticketq lanes-demo's too): the svg
     # element, a white background, the title and the line under it (text, not escaped).
     return ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" '
             'font-family="DejaVu Sans, Verdana, Arial, sans-serif">' % (width, height, width,
@@ -292,7 +292,7 @@ def svg(r, show=40):
       'stroke-width="2"/>' % (x, y))
     a('<text x="%d" y="%d" font-size="12">islands disagree at this pop</text>' % (x + 22, y + 13))
     a('<text x="16" y="%d" font-size="11" fill="#555">Boxes are jobs in pop order (number: '
-      'job id = position in the push log). Made by tools/islands.py.</text>' % (y + 38))
+      'job id = position in the push log). Made by ticketq islands.</text>' % (y + 38))
     a("</svg>")
     return "\n".join(out) + "\n"
 
@@ -307,7 +307,7 @@ def floats(s):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        prog="tools/islands.py",
+        prog="ticketq islands",
         description="Replay one operation stream on islands with skewed, drifting clocks: a "
                     "timestamp-tie-break heapq disagrees, ticketq agrees (CPython and the "
                     "MicroPython VM).")
@@ -369,7 +369,7 @@ def main(argv=None):
     return 0 if ok else 1
 
 
-# The two steps every demonstration's CLI ends with (tools/lanes_demo.py uses them too).
+# The two steps every demonstration's CLI ends with (ticketq lanes-demo uses them too).
 def vm_stage(args, cfg, run_vm, judge):
     # The replay on the MicroPython VM: skipped (--no-vm, or no VM here: then a failure only
     # with --vm), failed, or judge(its result), which prints a line and returns whether the

@@ -1,4 +1,4 @@
-# islands_replay: the replay behind tools/islands.py, shared by CPython and the MicroPython
+# islands_replay: the replay behind ticketq islands, shared by CPython and the MicroPython
 # VM (tools/islands_vm.mjs), so both compute the same thing from the same few integers.
 # MicroPython 1.9 syntax: no f-strings, no keyword-only arguments, no dict-order reliance;
 # every integer stays a small int (-2**30 <= v < 2**30).
@@ -16,7 +16,7 @@ try:
 except ImportError:
     import uheapq as heapq
 from ticketq import TicketQueue, QueueEmpty
-from rng import Rng as _Rng  # tests/rng.py: on sys.path beside lib/ (tools/islands.py, the VM)
+from rng import Rng as _Rng  # tests/rng.py: on sys.path beside lib/ (ticketq islands, the VM)
 
 PUSH = 0
 POP = 1
@@ -191,7 +191,7 @@ def simulate(seed, skew_us, drift_ppm, pushes=96, capacity=32, aging=0, base_us=
 
 def report(seed, skew_us, drift_ppm, pushes=96, capacity=32, aging=0, base_us=2000,
            jitter_us=3000):
-    # The lines the VM prints and tools/islands.py parses: one "tq" and one "tb" per island.
+    # The lines the VM prints and ticketq islands parses: one "tq" and one "tb" per island.
     res = simulate(seed, skew_us, drift_ppm, pushes, capacity, aging, base_us, jitter_us)[1]
     for j in range(len(res)):
         print("tq %d %d %s" % (j, res[j][2], ",".join([str(x) for x in res[j][1]])))

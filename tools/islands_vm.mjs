@@ -2,7 +2,7 @@
 // Runs a few lines of Python on the MicroPython WebAssembly VM (the npm package pinned in
 // tools/mpvm/package.json, loaded by tools/mpvm/vm.mjs) with lib/*.py, tests/*.py and the
 // replays tools/islands_replay.py and tools/lanes_replay.py importable, and forwards what
-// they print to stdout. tools/islands.py (the islands) and tools/lanes_demo.py (the lanes
+// they print to stdout. ticketq islands (the islands) and ticketq lanes-demo (the lanes
 // demonstration) use it to replay on MicroPython.
 //
 //   node tools/islands_vm.mjs 'import islands_replay as r; r.report(1, [0, 11000], [0, 50])'

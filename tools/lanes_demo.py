@@ -18,8 +18,8 @@ for any other, or --svg PATH). Exit status: 0 when the quiet source's worst wait
 is within the guarantee (docs/lanes.md) and the VM agrees (when it ran), 1 otherwise (or
 the picture could not be written), 2 for bad arguments.
 
-  tools/lanes_demo.py                     # the default run, writes docs/lanes.svg
-  tools/lanes_demo.py --seed 7 --burst 60 --no-svg
+  ticketq lanes-demo                     # the default run, writes docs/lanes.svg
+  ticketq lanes-demo --seed 7 --burst 60 --no-svg
 """
 import argparse
 import os
@@ -203,7 +203,7 @@ def svg(r):
       '</tspan> push refused, quiet / chatty (QueueFull, LaneFull)</text>' % (
           y + 4, COLOURS[R.CHATTY]))
     a('<text x="16" y="%d" font-size="11" fill="#555">Each dot is a job: when it was pushed, '
-      'and how many pops came before its own. Made by tools/lanes_demo.py.</text>' % (y + 28))
+      'and how many pops came before its own. Made by ticketq lanes-demo.</text>' % (y + 28))
     a("</svg>")
     return "\n".join(out) + "\n"
 
@@ -211,7 +211,7 @@ def svg(r):
 # ------------------------------------------------------------------------------ CLI
 def main(argv=None):
     ap = argparse.ArgumentParser(
-        prog="tools/lanes_demo.py",
+        prog="ticketq lanes-demo",
         description="A chatty and a quiet source in one class: strict FIFO (TicketQueue) makes "
                     "the quiet one wait, fair lanes (LaneQueue) do not; CPython and the "
                     "MicroPython VM.")

@@ -1,4 +1,4 @@
-# lanes_replay: the replay behind tools/lanes_demo.py, shared by CPython and the MicroPython
+# lanes_replay: the replay behind ticketq lanes-demo, shared by CPython and the MicroPython
 # VM (tools/islands_vm.mjs), so both compute the same thing from the same few integers.
 # MicroPython 1.9 syntax; every integer stays a small int (-2**30 <= v < 2**30).
 #
@@ -12,7 +12,7 @@
 # number, a logical clock: nothing here reads a clock.
 from ticketq import TicketQueue, QueueFull, NORMAL
 from ticketq.lanes import LaneQueue
-from rng import Rng  # tests/rng.py: on sys.path beside lib/ (tools/lanes_demo.py, the VM)
+from rng import Rng  # tests/rng.py: on sys.path beside lib/ (ticketq lanes-demo, the VM)
 
 CHATTY = 0
 QUIET = 1
@@ -82,7 +82,7 @@ def simulate(seed, ticks=240, capacity=32, period=40, burst=40, every=6, chatty_
 
 
 def report(seed, ticks=240, capacity=32, period=40, burst=40, every=6, chatty_cap=24):
-    # The lines the VM prints and tools/lanes_demo.py parses.
+    # The lines the VM prints and ticketq lanes-demo parses.
     arr, fifo, lanes = simulate(seed, ticks, capacity, period, burst, every, chatty_cap)
     for name, res in (("fifo", fifo), ("lanes", lanes)):
         print("%s %d %s" % (name, res[2], ",".join([str(x) for x in res[1]])))

@@ -1,4 +1,4 @@
-# What tools/typecheck.py reports that is not a problem on the board (kind "fp", counted,
+# What ticketq typecheck reports that is not a problem on the board (kind "fp", counted,
 # shown with -v) or is a real problem not fixed yet (kind "todo", shown on every run).
 # Read with ast.literal_eval: a Python literal, no code.
 #

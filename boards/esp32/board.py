@@ -8,7 +8,7 @@ MPY = True  # mpy-cross output matching the board's sys.implementation mpy versi
 MARCH = "xtensawin"  # mpy-cross -march: the native code of ticketq.viper (ESP32: Xtensa LX6, windowed)
 # Xtensa (ESP32, S2, S3) is NOT proven here: no emulated target runs it. An ESP32-C3 (RISC-V)
 # needs MARCH = "rv32imc" (freeze with MPY_CROSS_FLAGS=-march=rv32imc); that ISA is proven
-# under QEMU by tools/mcu.py's rv32imc target (./tools/test).
+# under QEMU by ticketq mcu's rv32imc target (./tools/test).
 FILES = [
     "lib/ticketq/core.py",
     "lib/ticketq/__init__.py",

@@ -1,4 +1,4 @@
-# Board profile: BBC micro:bit v1 running ticketq's own firmware (tools/firmware microbit):
+# Board profile: BBC micro:bit v1 running ticketq's own firmware (ticketq firmware microbit):
 # Debian's MicroPython 1.9.2 for the micro:bit built from its source package with the
 # modules in FROZEN compiled into flash (1.9.2 bytecode). Nothing of the library goes on the
 # file system: the frozen modules cost no heap to compile, only their objects once imported.
@@ -21,7 +21,7 @@ FROZEN = [
     "boards/microbit-frozen/board.py",
 ]
 DROP = []
-# Left out of the firmware to make room (measured: tools/firmware microbit --info): the
+# Left out of the firmware to make room (measured: ticketq firmware microbit --info): the
 # speech synthesiser (SAM) is ~12 KB of flash; without it every module above is frozen and
 # the file system is larger than the stock hex's.
 DROP_FIRMWARE = ["speech"]
@@ -30,7 +30,7 @@ DROP_FIRMWARE = ["speech"]
 # in one piece ("parser could not allocate enough memory" with 5 KB free); 32 entries
 # (256 B) grow by 24 when a command needs more.
 CONFIG = {"MICROPY_ALLOC_PARSE_RULE_INIT": 32}
-# Device tests (tools/devtest.py --emulate microbit): the stock profile's list, plus what
+# Device tests (ticketq devtest --emulate microbit): the stock profile's list, plus what
 # the frozen library makes fit: fair lanes (test_lanes_board: LaneQueue, heap_lock),
 # worker._name on a firmware without type.__name__ (test_worker_names), pop_until under
 # heap_lock, the sift and a small model check. Measured not to fit even so (compiling a
@@ -63,7 +63,7 @@ TESTS = [
     "test_worker_names",
     "test_lanes_board",
 ]
-# tools/run.py feeds the worker in batches of at most this many characters of ops, one
+# ticketq run feeds the worker in batches of at most this many characters of ops, one
 # raw-REPL command each (a REPL command per job ran out of parser memory here: run.py).
 # Measured on the sample workload ten times over (970 jobs) with a 32-slot queue: batches
 # of 160 stopped after ~120 jobs ("parser could not allocate enough memory": 32 queued

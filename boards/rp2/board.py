@@ -6,10 +6,10 @@ CAPACITY = 128
 HEARTBEAT = "LED"  # the on-board LED: GPIO 25 on a Pico, the CYW43's LED on a Pico W
 MPY = True  # mpy-cross output matching the board's sys.implementation mpy version
 MARCH = "armv6m"  # mpy-cross -march: the native code of ticketq.viper (RP2040: Cortex-M0+)
-# Proven under QEMU (tools/mcu.py, ./tools/test): RP2040's ISA by the armv6m target, frozen
+# Proven under QEMU (ticketq mcu, ./tools/test): RP2040's ISA by the armv6m target, frozen
 # (freeze with MPY_CROSS_FLAGS=-march=armv6m) and as .mpy; RP2350 (Pico 2, Cortex-M33) by
 # the armv7m target: for a Pico 2 set MARCH to what the board reports
-# (sys.implementation._mpy; tools/deploy.py refuses a MARCH that differs from it).
+# (sys.implementation._mpy; ticketq deploy refuses a MARCH that differs from it).
 FILES = [
     "lib/ticketq/core.py",
     "lib/ticketq/__init__.py",

@@ -1,4 +1,4 @@
-# main.py for a micro:bit on ticketq's own firmware (tools/firmware microbit): the library,
+# main.py for a micro:bit on ticketq's own firmware (ticketq firmware microbit): the library,
 # the worker and the board profile are frozen in flash, so this file is all the board
 # compiles at boot. One import a line, each module after those it imports: the 1.8 KB C
 # stack allows only a few nested imports (docs/microbit.md).

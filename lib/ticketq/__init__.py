@@ -3,7 +3,7 @@
 # ticketq.core; this module re-exports it and, at the bottom, swaps in the viper class where
 # the port compiles it (ticketq.viper), as CPython's heapq swaps in _heapq. Documentation:
 # the docstrings (help(), editors; __init__.pyi carries the types). mpy-cross and freezing
-# drop them, tools/deploy.py strips them for a board that compiles source.
+# drop them, ticketq deploy strips them for a board that compiles source.
 """ticketq: a clock-free, preallocated priority queue of integer job tickets.
 
 A *ticket* is ``(job id, priority class, sequence number)``. The queue assigns the
@@ -84,7 +84,7 @@ __version__ = "0.1.0"  # as package.json, manifest.py and pyproject.toml (tests/
 # from a `PATH = "viper"` line here: that one costs the micro:bit's `import ticketq` 96 B.
 # And a tuple, redundant as it is: `except Exception:` compiles a few bytes smaller, which
 # moved the micro:bit's heap layout so that test_queue_renumber no longer compiled there,
-# measured with tools/devtest.py --emulate microbit; this keeps the old layout.)
+# measured with ticketq devtest --emulate microbit; this keeps the old layout.)
 PATH = "bytecode"
 try:
     import sys

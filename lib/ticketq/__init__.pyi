@@ -23,7 +23,7 @@ wrong: docs/armv6m-frozen-viper.md). Set once, at the first ``import ticketq``."
 __version__: str
 """The library's version, ``"MAJOR.MINOR.PATCH"``: the same in ``package.json`` (mip),
 ``manifest.py`` (frozen builds) and the ``ticketq`` pip package (CHANGELOG.md). Not on a
-BBC micro:bit v1: ``tools/deploy.py`` leaves the line out there, where its two names cost
+BBC micro:bit v1: ``ticketq deploy`` leaves the line out there, where its two names cost
 ``import ticketq`` 0.3 KB of heap (docs/install.md)."""
 
 

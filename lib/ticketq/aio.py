@@ -1,6 +1,6 @@
 # ticketq.aio: an asyncio pop bounded by a Deadline, on CPython's and MicroPython's
 # asyncio. Documentation: the docstrings below (help(), editors; the .pyi stubs carry the
-# types). mpy-cross and freezing drop them, tools/deploy.py strips them for a board that
+# types). mpy-cross and freezing drop them, ticketq deploy strips them for a board that
 # compiles source.
 """ticketq.aio: an asyncio pop bounded by a Deadline (CPython asyncio, MicroPython asyncio).
 

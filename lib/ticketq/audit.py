@@ -1,7 +1,7 @@
 # ticketq.audit: what a person needs to check a schedule, kept out of ticketq.py so a small
 # board that does not need it does not pay for it. Documentation: the docstrings below
 # (help(), editors; the .pyi stubs carry the types). mpy-cross and freezing drop them,
-# tools/deploy.py strips them for a board that compiles source.
+# ticketq deploy strips them for a board that compiles source.
 """ticketq.audit: what a person needs to check a ticketq schedule, from the REPL or a host.
 
 Not needed by a board at run time (ticketq never imports it), so a small board that does not

@@ -1,10 +1,10 @@
 # ticketq.fleet: ticketq.TicketQueue's contract kept in Redis or Valkey, shared by many
 # boards and gateway processes. Documentation: the docstrings below (help(), editors; the
-# .pyi stubs carry the types). mpy-cross and freezing drop them, tools/deploy.py strips them
+# .pyi stubs carry the types). mpy-cross and freezing drop them, ticketq deploy strips them
 # for a board that compiles source.
 #
 # Every change of state happens in the server, inside one Redis Function of the ticketq
-# library (fleet/*.lua, loaded once per server by tools/fleetctl.py install), so each call is
+# library (fleet/*.lua, loaded once per server by ticketq fleet install), so each call is
 # atomic whichever client makes it. This module only checks arguments (with ticketq's own
 # checker, so the errors are TicketQueue's), names the keys, calls the functions by name
 # (FCALL tq<VERSION>_<op>) and reads their replies. It runs unchanged on CPython (with a
@@ -31,7 +31,7 @@ rule) and ``FleetLaneQueue`` (ticketq.lanes.LaneQueue's fair lanes). Guide: docs
 
 Server side: every change of state is one call of a Redis Function of the
 ``ticketq_<VERSION>`` library (fleet/core.lua, queue.lua, lease.lua, lanes.lua, keyed.lua,
-age.lua; loaded once per server with ``tools/fleetctl.py install``), so each operation is
+age.lua; loaded once per server with ``ticketq fleet install``), so each operation is
 atomic whichever client makes it, and no client holds the Lua. This module checks arguments
 (with the board classes' own checkers: the same TypeError and ValueError, with the same
 words, raised before anything is sent), names the queue's keys (one hash tag, one Redis
@@ -79,7 +79,7 @@ next pop, which so returns that ticket. Threads may share one FleetQueue (one ca
 at a time, by a lock), but the last_* attributes are the last pop's of any thread: give
 each consumer thread its own. After os.fork the child takes a new client number on its
 first call. Not for the micro:bit (no sockets, no RAM): boards without a network get
-tickets through tools/gateway.py.
+tickets through ticketq gateway.
 
 Shapes and ranges: ids, classes (0..3), sequence numbers, the digest, pop numbers and every
 count are ints 0 <= v < 2**30 (small ints on a 32-bit board); capacity 1..2**24; a batch
@@ -385,7 +385,7 @@ class FleetQueue:
         msg = str(e)
         if "unction not found" in msg:
             return FleetError("the ticketq_%d library is not loaded in this server (run: "
-                              "tools/fleetctl.py install --url ...; a server with only an older "
+                              "ticketq fleet install --url ...; a server with only an older "
                               "library cannot serve this client): %s" % (VERSION, msg))
         if msg.startswith("WRONGTYPE"):
             # a key written over after this queue object opened it (open checks all ten

@@ -43,10 +43,10 @@ except ImportError:
 _MASK = const(0x3FFFFFFF)  # 2**30 - 1: sequence numbers, ids and keys are 30-bit
 _SMASK = const(0x1FFFFFFF)  # internal sequence bits of a key
 _SLOTS = const(0x7FFF)  # links are array('h'): the largest weight too
-# What this module needs of ticketq.lanes (its class, LanesFull, _lane_full), handed over
-# by LaneQueue.__init__ at the first keyed queue: lanes imports keyed, never the other way
-# (no import circle; tests/test_import_cycles.py).
-LaneQueue = LanesFull = _lane_full = _LSFULL = None
+# What this module needs of ticketq.lanes (LaneQueue, LanesFull, _lane_full), and _LSFULL:
+# module globals that keyed() sets at the first keyed queue, from what LaneQueue.__init__
+# hands it; nothing here runs before that. lanes imports keyed, never the other way (no
+# import circle; tests/test_import_cycles.py).
 
 
 def _lanes_full(key, most):
@@ -92,7 +92,7 @@ def keyed(self, capacity, weights, lane_capacity, aging, most, lanes):
     ticketq.lanes, kept here at the first call.
     """
     global LaneQueue, LanesFull, _lane_full, _LSFULL
-    if LaneQueue is None:
+    if "LaneQueue" not in globals():
         LaneQueue, LanesFull, _lane_full = lanes
         _LSFULL = LanesFull("max_lanes lanes exist")
     most = _int(most, 1, capacity, "max_lanes")

@@ -3,7 +3,7 @@
 # spells it. Runs unchanged on CPython too (the tests run the same contract there and on the
 # unix port). Not for the micro:bit: no socket. Documentation: the docstrings below (help(),
 # editors; the .pyi stubs carry the types). mpy-cross and freezing drop them,
-# tools/deploy.py strips them for a board that compiles source.
+# ticketq deploy strips them for a board that compiles source.
 #
 # Replies: simple string -> bytes, error -> RespError raised (the connection stays in
 # step), integer -> int, bulk string -> bytes or None, array -> list or None.

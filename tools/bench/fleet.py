@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Fleet tier against BullMQ on the same redis-server, side by side (issue 21).
 
-    .venv/bin/python tools/bench/fleet.py            # ~6 min on 2 shared cores: writes
+    ticketq bench-fleet            # ~6 min on 2 shared cores: writes
                                                      #   docs/fleet-bench.{md,json,svg} and
                                                      #   BENCHMARKS.md's fleet section
-    .venv/bin/python tools/bench/fleet.py --smoke --out build/fleet-bench   # seconds
+    ticketq bench-fleet --smoke --out build/fleet-bench   # seconds
 
 One command: it installs BullMQ (tools/bench/bullmq/package.json pins it; `npm ci` from the
 npm registry, beside the project's other node package tools/mpvm) when it is missing, starts

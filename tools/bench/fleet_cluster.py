@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Fleet tier on Redis Cluster: what a second and third master buy (issue 21).
 
-    .venv/bin/python tools/bench/fleet_cluster.py        # ~1-2 min: docs/fleet-cluster.{md,json}
-    .venv/bin/python tools/bench/fleet_cluster.py --smoke --out build/fleet-cluster
+    ticketq bench-cluster        # ~1-2 min: docs/fleet-cluster.{md,json}
+    ticketq bench-cluster --smoke --out build/fleet-cluster
 
 Starts two clusters of Debian's redis-server on loopback (tests/fleet_server.py's Cluster:
 no replicas, the slots split evenly, ticketq's library on every master), one of 1 master and

@@ -6,9 +6,9 @@ other lane's worst wait, in pops, is set against the bound docs/lanes.md proves.
 benchmark, not a test: nothing here passes or fails on speed (the skewed run does report a
 wait over its bound as a failure of the rule, exit 1).
 
-    .venv/bin/python tools/bench/keyed.py              # ~5-10 minutes; writes docs/keyed-bench.json
+    ticketq bench-keyed              # ~5-10 minutes; writes docs/keyed-bench.json
                                                        #   and the section of BENCHMARKS.md
-    .venv/bin/python tools/bench/keyed.py --quick --out build/keyed-bench   # smoke run, seconds
+    ticketq bench-keyed --quick --out build/keyed-bench   # smoke run, seconds
 
 It starts its own redis-server (Debian's, no persistence, a free loopback port; stopped at
 the end), loads the library, and for each L:

@@ -25,7 +25,7 @@ def run(steps, progress=False):
             print("\x03err %s: %s" % (type(e).__name__, e))
 
 
-# On MicroPython's QEMU firmware (tools/mcu.py) run.py imports this module over `mpremote
+# On MicroPython's QEMU firmware (ticketq mcu) run.py imports this module over `mpremote
 # mount` and calls run() on the steps it reads from a mounted steps.json.
 if __name__ == "__main__":
     run(json.loads(sys.stdin.read()), True)

@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
 """Benchmark ticketq against the textbook priority queues on every interpreter (issue 6).
 
-    .venv/bin/python tools/bench/run.py            # full run (a few minutes): writes
+    ticketq bench            # full run (a few minutes): writes
                                                    # BENCHMARKS.md, docs/bench.png,
                                                    # docs/bench-memory.png and
                                                    # tools/bench/results.json
-    .venv/bin/python tools/bench/run.py --quick    # seconds-long smoke run into build/bench/
+    ticketq bench --quick    # seconds-long smoke run into build/bench/
     options: --interp cpython,vm,unix,microbit,qemu-armv6m,qemu-armv7m,qemu-rv32  --out DIR  --no-plot
 
 The kernels are in tools/bench/tqbench.py, one module that runs unchanged on CPython, the
@@ -15,14 +15,14 @@ one's printed output back":
   cpython   a fresh `python -B tools/bench/cpy_worker.py`
   vm        `node tools/bench/vm.mjs` (one runPython call per snippet: that port frees
             garbage only between calls, so each timed section and memory reading gets one)
-  unix      `micropython tools/bench/mp_worker.py`: the 32-bit unix port that tools/mpunix.py
+  unix      `micropython tools/bench/mp_worker.py`: the 32-bit unix port that ticketq mpunix
             finds (viper and native emitters, like rp2/esp32/stm32 boards), with both of
             ticketq's hot paths side by side: the default (viper) and the bytecode class
   qemu-armv6m, qemu-armv7m, qemu-rv32
-            MicroPython's QEMU firmware (tools/mcu.py: Cortex-M0, Cortex-M3, RV32IMC), ticketq
+            MicroPython's QEMU firmware (ticketq mcu: Cortex-M0, Cortex-M3, RV32IMC), ticketq
             frozen with viper=True, tqbench.py and mp_worker.py over `mpremote mount`; both
             hot paths against the firmware's C heapq (the "Microcontroller ISAs" table)
-  microbit  an emulated BBC micro:bit v1 (tools/emu.py: QEMU + MicroPython 1.9.2) over
+  microbit  an emulated BBC micro:bit v1 (ticketq emu: QEMU + MicroPython 1.9.2) over
             mpremote; sources are uploaded stripped, and only what a phase needs
             (tools/bench/shake.py), because the board has ~9.6 KB of heap
 Every reported figure is a ratio to a baseline measured in the same run (heapq with tuples,

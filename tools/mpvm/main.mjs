@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The main job on the MicroPython WebAssembly VM: the worker firmware (firmware/worker.py,
 // shell.py, workload.py, unchanged) plays a workload file and prints each job's log line
-// as it runs, then the summary. tools/run.py runs this; it can be run by itself:
+// as it runs, then the summary. ticketq run runs this; it can be run by itself:
 //
 //   node tools/mpvm/main.mjs [--heap BYTES] [--board FILE] [--workload FILE]
 //   node tools/mpvm/main.mjs [--heap BYTES] --exec CODE    # a snippet, as micropython -c

@@ -1,18 +1,15 @@
-"""ticketq's host programs, one package (issue 23): each module one job, each command a thin
-entry point that calls it.
+"""ticketq's host programs, one package (issue 23): each module one job, all of them one
+command, `ticketq COMMAND` (cli: argparse picks the command, the module's main(argv) runs it;
+the console script of pyproject.toml, in .venv after tools/setup; docs/layout.md lists them).
 
-    commands (tools/NAME.py, tools/NAME)   ->  ticketq_tools.NAME  (its main(), via runpy)
-    console scripts of the wheel           ->  ticketq_tools.NAME:main (pyproject.toml)
-
-Modules: fleetctl (fleet queue admin CLI and the Lua loader), gateway (fleet -> board
+Modules: cli (the `ticketq` command), fleetctl (fleet queue admin CLI and the Lua loader), gateway (fleet -> board
 service), dashboard (live fleet view), fleetmetrics (Prometheus exporter: prometheus_client),
 exitcodes (one exit status per condition), run (the main job: the worker on a VM, an emulated
 or real board), deploy (a board profile onto a board over mpremote), devtest (the test modules
 on a board), emu (QEMU micro:bit), mcu (MicroPython builds for QEMU boards), mpunix (the
 unix-port runner), firmware (the ticketq micro:bit firmware), typecheck, stubdocs, mutants,
 testsummary (tools/test's helpers), libnames (lib/'s module names: read from manifest.py,
-pyproject.toml and the board profiles, the one place that knows them), venvpy (rerun a
-command in the checkout's .venv).
+pyproject.toml and the board profiles, the one place that knows them).
 
 Importing the package puts the library where its modules import it by name (`import
 ticketq.fleet`, `import worker`): in a checkout, ROOT/lib and ROOT/firmware first on sys.path;
@@ -20,7 +17,7 @@ from the wheel (`pip install ticketq[fleet]`), the library is at the top of site
 the board worker the gateway's --local runs (firmware/worker.py, workload.py, shell.py) is
 packed in this package's board/ folder, put on sys.path; the fleet's Lua library is packed in
 fleet/. From the wheel the gateway serves --local; --connect and --unix deploy board profiles
-and use the unix-port runner of a checkout: run tools/gateway.py there.
+and use the unix-port runner of a checkout: run ticketq gateway there.
 """
 import os
 import sys

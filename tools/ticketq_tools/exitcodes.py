@@ -1,6 +1,6 @@
 """One exit code per condition, the same for every host tool that talks to a server or a
-board: tools/fleetctl.py, tools/gateway.py, tools/dashboard.py, tools/run, tools/deploy.py and
-tools/devtest.py (UNREACHABLE: no board at the port given). docs/fleet.md ("Exit codes")
+board: ticketq fleet, ticketq gateway, ticketq dashboard, tools/run, ticketq deploy and
+ticketq devtest (UNREACHABLE: no board at the port given). docs/fleet.md ("Exit codes")
 has this table once; tests/test_fleet_ctl.py checks the two are the same.
 """
 OK = 0            # done

@@ -2,23 +2,23 @@
 """The fleet queue's server side: load the ticketq library of Redis Functions into a Redis
 or Valkey server (7.0 or later), and look at, feed and repair queues from the host.
 
-    tools/fleetctl.py install [--url redis://127.0.0.1:6379/0]
-    tools/fleetctl.py create jobs --capacity 1000 [--weights 2,1] [--max-deliveries 8]
-    tools/fleetctl.py list [--json]                      # the queues under --prefix
-    tools/fleetctl.py stats jobs [--json]                # (info: the same)
-    tools/fleetctl.py tickets jobs [--limit N] [--json]  # queued in pop order, then leased
-    tools/fleetctl.py peek jobs [--json]                 # the next pop's ticket, not taken
-    tools/fleetctl.py leased jobs [--json]               # token, deliveries, expiry
-    tools/fleetctl.py dead jobs [--count N] [--json]     # read, never taken
-    tools/fleetctl.py requeue jobs [--count N]           # dead letters back to their class
-    tools/fleetctl.py clear|destroy jobs --yes
-    tools/fleetctl.py push jobs 42 [--class HIGH] [--lane 1]
-    tools/fleetctl.py pop jobs [--lease-ms 30000] [--json]
-    tools/fleetctl.py exporter [--port 9464] [--bind 127.0.0.1] [--queue Q ...]  # Prometheus
-    tools/fleetctl.py grant board7 --queue jobs [--queue more] \
+    ticketq fleet install [--url redis://127.0.0.1:6379/0]
+    ticketq fleet create jobs --capacity 1000 [--weights 2,1] [--max-deliveries 8]
+    ticketq fleet list [--json]                      # the queues under --prefix
+    ticketq fleet stats jobs [--json]                # (info: the same)
+    ticketq fleet tickets jobs [--limit N] [--json]  # queued in pop order, then leased
+    ticketq fleet peek jobs [--json]                 # the next pop's ticket, not taken
+    ticketq fleet leased jobs [--json]               # token, deliveries, expiry
+    ticketq fleet dead jobs [--count N] [--json]     # read, never taken
+    ticketq fleet requeue jobs [--count N]           # dead letters back to their class
+    ticketq fleet clear|destroy jobs --yes
+    ticketq fleet push jobs 42 [--class HIGH] [--lane 1]
+    ticketq fleet pop jobs [--lease-ms 30000] [--json]
+    ticketq fleet exporter [--port 9464] [--bind 127.0.0.1] [--queue Q ...]  # Prometheus
+    ticketq fleet grant board7 --queue jobs [--queue more] \
                                       [--role board|producer|operator] --url ... [--url ...]
-    tools/fleetctl.py rotate board7 --url ... [--url ...]
-    tools/fleetctl.py revoke board7 --url ... [--url ...]
+    ticketq fleet rotate board7 --url ... [--url ...]
+    ticketq fleet revoke board7 --url ... [--url ...]
 
 Every command but source takes --url, --prefix (default tq) and --timeout (seconds to
 connect, default 1: a refused or silent server fails within it, with no retries). Classes
@@ -271,10 +271,8 @@ _INTERNALS = re.compile(r"\s*script: \S+, on @\S+\.?\s*$|\s*\(create it with a c
 
 
 def _cmd():
-    # How to name fleetctl in advice: as it was started if it is fleetctl (a console script,
-    # ticketq-fleetctl), else as the repo runs it (the wrapper, which sets up .venv first).
-    name = os.path.basename(sys.argv[0] if sys.argv and sys.argv[0] else "")
-    return name if name.startswith("ticketq-fleetctl") else "tools/fleetctl"
+    # How to name fleetctl in advice: the host command's (ticketq_tools/cli.py)
+    return "ticketq fleet"
 
 
 class Failure(Exception):
@@ -658,7 +656,7 @@ def _exporter(a, url):
 
     if not 0 <= a.port < 65536:
         raise ValueError("--port %d: 0..65535" % a.port)
-    _, port = fleetmetrics.exporter(url, a.queues, a.prefix, a.port, a.bind, a.timeout)
+    _, port = fleetmetrics.exporter(sys.modules[__name__], url, a.queues, a.prefix, a.port, a.bind, a.timeout)
     print("== exporter: metrics of %s on %s at http://%s:%d/metrics" % (
         ", ".join(a.queues) if a.queues else "every queue under prefix %r" % a.prefix, safe_url(url),
         a.bind, port))

@@ -3,16 +3,16 @@
 runs them on a board's worker (firmware/worker.py) that has no network of its own, acking
 only what the board accepted and ran.
 
-    .venv/bin/python tools/gateway.py --url redis://HOST:6379/0 --queue jobs --connect /dev/ttyACM0
-    .venv/bin/python tools/gateway.py --url ... --queue jobs --unix     # the MicroPython unix port
-    .venv/bin/python tools/gateway.py --url ... --queue jobs --local    # firmware/worker.py here
+    ticketq gateway --url redis://HOST:6379/0 --queue jobs --connect /dev/ttyACM0
+    ticketq gateway --url ... --queue jobs --unix     # the MicroPython unix port
+    ticketq gateway --url ... --queue jobs --local    # firmware/worker.py here
 
 Targets:
-- --connect URL: a board over mpremote (as tools/run.py: its profile deployed with
-  tools/deploy.py and verified, the worker's modules imported one at a time, the job
+- --connect URL: a board over mpremote (as ticketq run: its profile deployed with
+  ticketq deploy and verified, the worker's modules imported one at a time, the job
   functions of firmware/workload.py imported or sent), then one small raw-REPL command per
   submit and per step.
-- --unix: the 32-bit MicroPython unix port (tools/mpunix.py's find()), started here with
+- --unix: the 32-bit MicroPython unix port (ticketq mpunix's find()), started here with
   lib/ and firmware/ on its MICROPYPATH, its REPL on a pseudo-terminal that mpremote's own
   transport reaches (socket://, bridged here); the same commands as a board gets.
 - --local: firmware/worker.py imported in this CPython process (no MicroPython needed).
@@ -678,7 +678,7 @@ def main(argv=None, out=print):
 
         gw = Gateway(fleet, board, a.names, a.kind, a.lease_ms, a.window, out)
         if a.metrics_port is not None:
-            registry.register(fleetmetrics.QueueCollector(redis.Redis.from_url(a.url, **kw), [a.queue], a.prefix))
+            registry.register(fleetmetrics.QueueCollector(redis.Redis.from_url(a.url, **kw), [a.queue], a.prefix, ctl=fleetctl))
             registry.register(fleetmetrics.GatewayCollector(gw))
             try:
                 mport = fleetmetrics.serve(a.metrics_port, a.metrics_bind, registry)
@@ -703,14 +703,14 @@ def main(argv=None, out=print):
             gw.ran, gw.acked, gw.released, gw.refused))
         return 0
     except Stop as e:
-        print("tools/gateway.py: %s" % e, file=sys.stderr)
+        print("ticketq gateway: %s" % e, file=sys.stderr)
         return e.code
     except KeyboardInterrupt:
-        print("tools/gateway.py: interrupted; tickets still on the board were given back (or "
+        print("ticketq gateway: interrupted; tickets still on the board were given back (or "
               "come back when their leases run out)", file=sys.stderr)
         return 130
     except Terminated:
-        print("tools/gateway.py: terminated (SIGTERM); tickets still on the board were given "
+        print("ticketq gateway: terminated (SIGTERM); tickets still on the board were given "
               "back (or come back when their leases run out)", file=sys.stderr)
         return 143
     except BrokenPipeError:  # gateway.py ... | head: the reader went away

@@ -2,11 +2,11 @@
 """ticketq on microcontroller instruction sets: MicroPython's QEMU port built from
 ../shared/mcu (issue 18), three targets, every install route, driven over mpremote.
 
-    tools/mcu.py build [TARGET ...]          # firmware (both freezes) + mpy-cross, cached
-    tools/mcu.py where                       # the cache, the keys, what is built
-    tools/mcu.py test [--full]               # the stage of tools/test (see "The stage")
-    tools/mcu.py test --target armv7m --route mpy --bytecode test_queue_order
-    tools/mcu.py serve armv7m [--route frozen]   # a firmware under QEMU for mpremote, until Ctrl-C
+    ticketq mcu build [TARGET ...]          # firmware (both freezes) + mpy-cross, cached
+    ticketq mcu where                       # the cache, the keys, what is built
+    ticketq mcu test [--full]               # the stage of tools/test (see "The stage")
+    ticketq mcu test --target armv7m --route mpy --bytecode test_queue_order
+    ticketq mcu serve armv7m [--route frozen]   # a firmware under QEMU for mpremote, until Ctrl-C
 
 Targets (the emulated board, its ISA, the real boards whose code generation it proves):
 
@@ -26,7 +26,7 @@ Install routes (how the library reaches the board):
     frozen        frozen with viper=True (ticketq.viper frozen as native code)
     frozen-nv     frozen without viper (bytecode only: ticketq.PATH is "bytecode")
     mpy           lib/'s modules (the package ticketq/) compiled by mpy-cross -march=TARGET (deploy.mpy_compile, the
-                  route tools/deploy.py takes for rp2/esp32/stm32) on a firmware with nothing
+                  route ticketq deploy takes for rp2/esp32/stm32) on a firmware with nothing
                   of ticketq frozen (the frozen-nv one, mounted first on sys.path)
     mount         lib/'s modules as source over `mpremote mount`, compiled on the board
 Paths: "viper" (ticketq's default where ticketq.viper imports) and "bytecode"
@@ -754,7 +754,7 @@ QEMU_NAMES = {"armv6m": "qemu-armv6m", "armv7m": "qemu-armv7m", "rv32imc": "qemu
 
 
 def job_lines(argv, timeout=600):
-    """(exit status, the lines of `tools/run.py ARGV` that are the job's: every line but
+    """(exit status, the lines of `ticketq run ARGV` that are the job's: every line but
     the "== ..." ones, which name the target, heap and times)."""
     p = subprocess.run([sys.executable, os.path.join(HERE, "run.py")] + argv, capture_output=True,
                        text=True, timeout=timeout)
@@ -763,7 +763,7 @@ def job_lines(argv, timeout=600):
 
 
 def main_job(targets, log=say):
-    """tools/run.py --emulate qemu-TARGET against tools/run.py (the host VM): the same
+    """ticketq run --emulate qemu-TARGET against ticketq run (the host VM): the same
     job lines and summary, exit 0. Returns the number of targets that differ or failed."""
     code, want, text = job_lines([])
     if code or not want:
@@ -805,7 +805,7 @@ def main(argv=None):
     s.add_argument("--full", action="store_true", help="every test module on every route")
     s.add_argument("--jobs", "-j", type=int, default=2, help="emulators at a time (default 2)")
     s.add_argument("--verbose", "-v", action="store_true", help="every line the boards print")
-    s = sub.add_parser("mainjob", help="tools/run.py --emulate qemu-TARGET: the job lines must be the VM's")
+    s = sub.add_parser("mainjob", help="ticketq run --emulate qemu-TARGET: the job lines must be the VM's")
     s.add_argument("--target", action="append", choices=list(TARGETS))
     s = sub.add_parser("serve", help="one firmware under QEMU until Ctrl-C; prints its mpremote device")
     s.add_argument("target", choices=list(TARGETS))
@@ -829,12 +829,12 @@ def main(argv=None):
                     say("%-8s %-8s %s %s" % (t, "viper" if v else "no viper", path,
                                              "built" if os.path.isfile(path) else "not built"))
         elif a.cmd == "test":
-            say("== microcontroller ISAs under QEMU (MicroPython 1c3c201 ports/qemu): tools/mcu.py test")
+            say("== microcontroller ISAs under QEMU (MicroPython 1c3c201 ports/qemu): ticketq mcu test")
             code, _ = stage(a.target or list(TARGETS), a.route or ROUTES, a.paths or ["viper", "bytecode"],
                             a.full, a.modules, a.jobs, a.verbose)
             return code
         elif a.cmd == "mainjob":
-            say("== the main job on each QEMU target against the VM's: tools/mcu.py mainjob")
+            say("== the main job on each QEMU target against the VM's: ticketq mcu mainjob")
             return 1 if main_job(a.target or list(TARGETS)) else 0
         elif a.cmd == "serve":
             with Qemu(a.target, firmware(a.target, not a.no_viper)) as q:

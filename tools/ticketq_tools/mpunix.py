@@ -2,12 +2,12 @@
 """Run the library's test modules on the MicroPython unix port: the third interpreter of
 `./tools/test`, beside CPython and the WebAssembly VM.
 
-    python3 tools/mpunix.py                       # every tests/test_*.py
-    python3 tools/mpunix.py test_queue_order      # chosen modules
-    python3 tools/mpunix.py --where               # which interpreter it would use, and why
-    python3 tools/mpunix.py --bytecode ...        # ticketq's bytecode path forced (the
+    ticketq mpunix                       # every tests/test_*.py
+    ticketq mpunix test_queue_order      # chosen modules
+    ticketq mpunix --where               # which interpreter it would use, and why
+    ticketq mpunix --bytecode ...        # ticketq's bytecode path forced (the
                                                   # default there is the viper one)
-    python3 tools/mpunix.py --serve [--home DIR]  # its REPL as a board for mpremote, at
+    ticketq mpunix --serve [--home DIR]  # its REPL as a board for mpremote, at
                                                   # socket://127.0.0.1:PORT (until Ctrl-C, or
                                                   # a soft reset ends it: use `resume`)
 

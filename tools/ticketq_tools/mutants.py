@@ -1,15 +1,15 @@
 #!/usr/bin/env python3
 """Mutation testing of ticketq's tests, run on demand (not part of tools/test's timed run).
 
-    .venv/bin/python tools/mutants.py                  # everything: curated mutants, then cosmic-ray
-    .venv/bin/python tools/mutants.py --curated        # only the curated list (a few minutes)
-    .venv/bin/python tools/mutants.py --tool           # only cosmic-ray on the Python modules
-    .venv/bin/python tools/mutants.py --area fleet     # one area (repeatable): queue viper ticks resp fleet
-    .venv/bin/python tools/mutants.py --check          # the curated list still applies (each old once)
+    ticketq mutants                  # everything: curated mutants, then cosmic-ray
+    ticketq mutants --curated        # only the curated list (a few minutes)
+    ticketq mutants --tool           # only cosmic-ray on the Python modules
+    ticketq mutants --area fleet     # one area (repeatable): queue viper ticks resp fleet
+    ticketq mutants --check          # the curated list still applies (each old once)
 
 Two kinds of mutants, both applied one at a time to a scratch copy of the working tree
 (never to it), each followed by its area's test stages (tools/mutants.json: pytest on
-CPython, tools/mpunix.py on the unix port, its bytecode path, the WebAssembly VM); a
+CPython, ticketq mpunix on the unix port, its bytecode path, the WebAssembly VM); a
 mutant is killed when a stage fails or runs past --timeout, and survives when all pass:
 
 - curated (tools/mutants.json, "curated"): hand-made mutants of what no tool mutates here,
@@ -110,7 +110,7 @@ def stage_cmds(area, root):
         elif stage == "vm":
             cmd = ["node", "tools/mpvm/run.mjs"] + mods
         else:
-            cmd = [py, "tools/mpunix.py"] + (["--bytecode"] if stage == "unix-bytecode" else []) + mods
+            cmd = [py, "ticketq mpunix"] + (["--bytecode"] if stage == "unix-bytecode" else []) + mods
         out.append((stage, cmd))
     return out
 
@@ -274,8 +274,8 @@ def tool(data, areas, root, env, timeout, log, sample=1):
         if not a.get("tool"):
             continue
         # the test command: this script's own stage runner (process groups, its timeout)
-        test = "%s %s --run-stages %s --timeout %s" % (os.path.join(ROOT, ".venv", "bin", "python"),
-                                                      os.path.join(root, "tools", "mutants.py"), name, timeout)
+        test = "%s -m ticketq_tools.mutants --run-stages %s --timeout %s" % (
+            os.path.join(ROOT, ".venv", "bin", "python"), name, timeout)
         cfg = os.path.join(root, "build", "cr-%s.toml" % name)
         db = os.path.join(root, "build", "cr-%s.sqlite" % name)
         os.makedirs(os.path.dirname(cfg), exist_ok=True)

@@ -5,7 +5,7 @@ worker's log lines) and a summary. `tools/run` sets up first (tools/setup), then
     tools/run                                  # the sample workload on the host MicroPython VM
     tools/run --workload my.txt                # a workload file (format: firmware/workload.pyi)
     tools/run --emulate microbit               # the emulated BBC micro:bit v1 (QEMU) on
-                                               #   ticketq's firmware (tools/firmware microbit,
+                                               #   ticketq's firmware (ticketq firmware microbit,
                                                #   built first if the cache lacks it)
     tools/run --emulate qemu-armv7m            # MicroPython's QEMU firmware, ticketq frozen:
                                                #   qemu-armv6m, qemu-armv7m, qemu-rv32
@@ -17,7 +17,7 @@ worker's log lines) and a summary. `tools/run` sets up first (tools/setup), then
 Targets:
 - the host MicroPython VM (default; profile `host`): tools/mpvm/main.mjs loads the VM with
   tools/mpvm/vm.mjs and runs the firmware itself, `import workload; workload.main(FILE)`.
-- a board (--connect URL, or --emulate microbit): its profile goes on with tools/deploy.py
+- a board (--connect URL, or --emulate microbit): its profile goes on with ticketq deploy
   (verified), the board is soft-reset, the modules worker.py needs are imported one at a
   time (the free heap is measured after each), and the job functions of
   firmware/workload.py are imported from the board's workload.py, or, where the profile
@@ -33,10 +33,10 @@ Targets:
 
 - MicroPython's QEMU firmware (--emulate qemu-armv6m, qemu-armv7m, qemu-rv32: Cortex-M0 as
   on an RP2040, Cortex-M3 as on an RP2350 or stm32, RV32IMC as on an ESP32-C3), built and
-  cached by tools/mcu.py with the library frozen through manifest.py (viper=True): nothing
+  cached by ticketq mcu with the library frozen through manifest.py (viper=True): nothing
   is deployed (that firmware has no writable filesystem); firmware/*.py and the profile
   (rp2, or esp32 for qemu-rv32; --board another) as board.py are mounted with `mpremote
-  mount`, then the run goes as on a board. The job lines are the VM's (tools/mcu.py
+  mount`, then the run goes as on a board. The job lines are the VM's (ticketq mcu
   mainjob compares them).
 
 The whole workload file is checked on the host before anything runs (firmware/workload.py's
@@ -493,7 +493,7 @@ def run_board(args, url, path, emulated):
         except (deploy.DeployError, TransportError) as e:
             raise Stop("deploy: %s" % (str(e).strip() or type(e).__name__))
         sizes = {r.name: r.size for r in res}
-        say("== deployed %d files, %d B, verified (tools/deploy.py, %.1f s)" % (
+        say("== deployed %d files, %d B, verified (ticketq deploy, %.1f s)" % (
             len(res), sum(sizes.values()), time.monotonic() - t0))
         link = Link(board, prof, args.timeout)
         try:
@@ -515,9 +515,9 @@ def run_board(args, url, path, emulated):
             pass
 
 
-# ---- MicroPython's QEMU firmware (tools/mcu.py): a microcontroller ISA, ticketq frozen
+# ---- MicroPython's QEMU firmware (ticketq mcu): a microcontroller ISA, ticketq frozen
 
-# --emulate name: (tools/mcu.py target, the board profile whose real boards that ISA runs)
+# --emulate name: (ticketq mcu target, the board profile whose real boards that ISA runs)
 QEMU_BOARDS = {
     "qemu-armv6m": ("armv6m", "rp2"),    # Cortex-M0: RP2040 (Pico)
     "qemu-armv7m": ("armv7m", "rp2"),    # Cortex-M3: RP2350 (Pico 2), stm32
@@ -526,7 +526,7 @@ QEMU_BOARDS = {
 
 
 def run_qemu(args, path):
-    """The main job on MicroPython's QEMU firmware for a target of tools/mcu.py (built
+    """The main job on MicroPython's QEMU firmware for a target of ticketq mcu (built
     there, cached), with the library frozen as a board's manifest.py freezes it
     (viper=True). That firmware has no writable filesystem: instead of deploying, the
     profile (as board.py) and firmware/*.py are mounted with mpremote mount; the library
@@ -580,7 +580,7 @@ def run_qemu(args, path):
                 board.soft_reset = soft_reset
                 mount()
                 say("== worker firmware on an emulated %s (QEMU %s, %s: proves %s) at %s: MicroPython %s (%s), "
-                    "%d B heap free; ticketq frozen (tools/mcu.py), profile %s, workload %s" % (
+                    "%d B heap free; ticketq frozen (ticketq mcu), profile %s, workload %s" % (
                         args.emulate, mcu.TARGETS[target]["board"], mcu.TARGETS[target]["isa"],
                         mcu.TARGETS[target]["proves"], q.url, ".".join(map(str, board.info["version"])),
                         board.info["platform"], board.info["free"], prof["NAME"], rel(path)))
@@ -778,11 +778,11 @@ def main(argv=None):
                    help="a board: mpremote connect string (/dev/ttyACM0, a0, u0, auto, socket://host:port)")
     g.add_argument("--emulate", choices=["microbit"] + sorted(QEMU_BOARDS),
                    help="an emulated board (QEMU), started and stopped here: microbit (the BBC micro:bit v1: see --firmware), or "
-                        "MicroPython's QEMU firmware with ticketq frozen (tools/mcu.py builds it): qemu-armv6m "
+                        "MicroPython's QEMU firmware with ticketq frozen (ticketq mcu builds it): qemu-armv6m "
                         "(RP2040's ISA), qemu-armv7m (RP2350, stm32), qemu-rv32 (ESP32-C3)")
     p.add_argument("--firmware", choices=firmware.FIRMWARES, default="ticketq",
                    help="with --emulate microbit: ticketq's own firmware, the library and worker frozen "
-                        "(tools/firmware microbit; built first if needed; the default and only choice: "
+                        "(ticketq firmware microbit; built first if needed; the default and only choice: "
                         "Debian's stock hex is retired, it cannot compile the library, docs/microbit.md)")
     p.add_argument("--board", "-b", metavar="NAME",
                    help="board profile (boards/NAME/board.py or a path; default: host on the VM, the "

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The .pyi stubs checked against lib/'s sources: the check tests/test_docstrings.py makes,
-and `tools/stubdocs.py` runs by hand.
+and `ticketq stubdocs` runs by hand.
 
 The library's documentation lives in the sources as docstrings (help(), editors); the .pyi
 stubs beside them carry the types (issue 23: "generated or checked against them, not a second
@@ -16,8 +16,8 @@ ticketq/__init__.pyi is ``QueueBase.remove`` of ticketq/core.py. `check` lists w
 * a function of a stub whose parameters (names, order, kind) differ from the source's;
 * a public function or class of a source with no docstring.
 
-    python3 tools/stubdocs.py          # prints what drifted, one line each; exit 1 if any
-    python3 tools/stubdocs.py OUTDIR   # copies of lib/'s modules with any docstring only a
+    ticketq stubdocs          # prints what drifted, one line each; exit 1 if any
+    ticketq stubdocs OUTDIR   # copies of lib/'s modules with any docstring only a
                                        # stub has inserted (none while the check passes)
 """
 import ast
@@ -305,7 +305,7 @@ def check(lib=LIB):
 def main(argv=None):
     import argparse
 
-    p = argparse.ArgumentParser(prog="tools/stubdocs.py",
+    p = argparse.ArgumentParser(prog="ticketq stubdocs",
                                 description="Check lib/'s .pyi stubs against its sources (the stubs carry "
                                             "types, the sources the docstrings): prints each drift, exit 1 "
                                             "if there is any. With OUTDIR: write there copies of lib/'s "

@@ -3,13 +3,13 @@
 seconds, status), then a closing line alone, `N passed, N failed, N skipped`, summing every
 stage (what CI reads).
 
-    python3 tools/testsummary.py build/test-logs
+    python -m ticketq_tools.testsummary build/test-logs
 
 tools/test runs each stage through its `stage` function, which tees the stage's output to
 LOGDIR/NN-NAME.log and writes LOGDIR/NN-NAME.meta, one line: `NAME KIND EXIT SECONDS`.
 KIND is
-  tests  a test runner (pytest, tools/mpvm/run.mjs, tools/mpunix.py, tools/devtest.py,
-         tools/mcu.py test): its counts are read from the last count line of its log, either
+  tests  a test runner (pytest, tools/mpvm/run.mjs, ticketq mpunix, ticketq devtest,
+         ticketq mcu test): its counts are read from the last count line of its log, either
          the runners' `N passed, N failed, N skipped` (also inside mcu.py's `-- ...: N passed,
          N failed, N skipped; ...` total) or pytest's `N failed, N passed, N skipped, N
          errors in 1.23s` (errors count as failed);
@@ -102,7 +102,7 @@ def render(rows, logdir="build/test-logs"):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if len(argv) != 1:
-        print("usage: tools/testsummary.py LOGDIR", file=sys.stderr)
+        print("usage: python -m ticketq_tools.testsummary LOGDIR", file=sys.stderr)
         return 2
     rows = read(argv[0]) if os.path.isdir(argv[0]) else []
     if not rows:

@@ -2,7 +2,7 @@
 """Type-check the library and the firmware against each board's published MicroPython stubs.
 
     .venv/bin/pip install -r tools/typecheck-requirements.txt     # pyright, once
-    .venv/bin/python tools/typecheck.py [TARGET ...] [--files PATH ...] [-v] [--strict]
+    ticketq typecheck [TARGET ...] [--files PATH ...] [-v] [--strict]
 
 A target is a board at one firmware version: typecheck/<target>.txt pins its stub packages
 (`micropython-*-stubs` from PyPI) and the part of its name before "-" is the board profile

@@ -25,8 +25,8 @@ TITLES = {
     "unix": "MicroPython unix port (32-bit)",
     "microbit": "micro:bit v1, emulated",
 }
-# MicroPython's QEMU firmware of tools/mcu.py, ticketq frozen with viper=True: --interp name
-# -> tools/mcu.py target
+# MicroPython's QEMU firmware of ticketq mcu, ticketq frozen with viper=True: --interp name
+# -> ticketq mcu target
 QEMU = {"qemu-armv6m": "armv6m", "qemu-armv7m": "armv7m", "qemu-rv32": "rv32imc"}
 TITLES.update({
     "qemu-armv6m": "Cortex-M0 (armv6m, RP2040's ISA) under QEMU",

@@ -102,7 +102,7 @@ def frames(text, steps, where):
 
 
 def run_qemu(interp, steps, timeout):
-    """Run the "x" steps on MicroPython's QEMU firmware for a target of tools/mcu.py
+    """Run the "x" steps on MicroPython's QEMU firmware for a target of ticketq mcu
     (built there, cached; ticketq frozen with viper=True), in one batch: tqbench.py,
     mp_worker.py and the steps (steps.json) over `mpremote mount`."""
     import tempfile

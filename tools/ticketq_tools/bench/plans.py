@@ -200,7 +200,7 @@ def microbit_plan(c):
     """Phases, each from a soft reset, each with only the kernels it needs uploaded as
     tqb.py (stripped). ticketq is imported on its own first: on that board it needs most of
     the heap free to compile (docs/microbit.md)."""
-    # The library is frozen into ticketq's micro:bit firmware (tools/firmware microbit), the
+    # The library is frozen into ticketq's micro:bit firmware (ticketq firmware microbit), the
     # only one this runs on (the stock hex, whose flat file system cannot hold the package
     # ticketq/, is retired): nothing of it is uploaded.
     src = open(os.path.join(HERE, "tqbench.py")).read()
