@@ -464,14 +464,14 @@ class FleetQueue:
         elif op in ("pushn",):
             job, seq = [args[j] for j in range(1, len(args), 2)], r
         elif op in ("pop", "lpop", "kpop") and isinstance(r, list) and r[0] >= 0:
-            job, seq, lease = r[0], r[2], _text(r[5]) or None
+            job, seq, lease = r[0], r[2], r[5] or None  # as last_lease would be
         elif op in ("ack", "kack", "release", "krelease", "touch", "ktouch"):
-            lease = _text(args[0])
+            lease = args[0]
         elif op in ("remove", "kremove"):
             job = args[0]
         what = "%s%s%s%s" % (op, "" if job is None else " job %r" % (job,),
                              "" if seq is None else " seq %r" % (seq,),
-                             "" if lease is None else " lease %s" % lease)
+                             "" if lease is None else " lease %s" % _text(lease))
         if err is not None:
             why = "the server refused the wait: %s" % err
         elif acked < n:
