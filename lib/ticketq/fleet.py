@@ -91,7 +91,8 @@ QueueFull, LaneFull, LanesFull, QueueEmpty as the board classes raise them; Flee
 message starts with the server's code: TQNOQUEUE, TQCONFIG, TQLAYOUT, TQKIND, TQTYPE,
 TQSTALE, TQEXHAUSTED, TQEXPIRED, TQARG) when the server or the queue is not what this client
 expects, the queue unchanged; a network error (OSError, redis-py's ConnectionError) once
-the retries are spent.
+the retries are spent; NotDurable (a FleetError) with num_replicas >= 1 when the replicas
+did not confirm a write in time (the write was applied on the primary: see NotDurable).
 
 Cost: one network round trip per call (a batch: one for up to 4096 items); in the server
 push, pop, remove and ack are O(log n) (sorted sets), tickets and info O(n). This module
@@ -172,7 +173,7 @@ class NotDurable(FleetError):
     """
     def __init__(self, msg, op, reply=None, call=None, job_id=None, seq=None, lease=None,
                  asked=0, acked=0, aof=None, timeout_ms=0):
-        FleetError.__init__(self, msg)
+        super().__init__(msg)  # (MicroPython: no Exception.__init__ to call by name)
         self.op = op
         self.reply = reply
         self.call = call
