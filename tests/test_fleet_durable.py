@@ -252,3 +252,48 @@ def test_durable_on_the_micropython_unix_port():
     with rs.paused(0):
         assert board(name, "stopped") == ["notdurable", "push", "5", "1", "0", "1"]
     assert [t[0] for t in FleetQueue(rs.primary.client(), name).tickets()] == [5]
+
+
+def test_durable_interrupt_at_every_point():
+    # An exception (KeyboardInterrupt, a signal handler's) at every send/read/parse point of
+    # redis-py under a durable pop, push and ack (the write, WAIT and WAITAOF in one
+    # pipeline): nothing lost, nothing twice, nothing leased to nobody, the connection in
+    # step afterwards (test_fleet_safety's points and checks, on the replicated primary).
+    rs = replicated(1)
+    from test_fleet_safety import Injected, Points, injecting_client, interrupted
+
+    rs.primary.client()  # the library loaded
+    points = Points()
+    for exc in (KeyboardInterrupt, Injected):
+        points.exc = exc
+        total = None
+        at = 0
+        while total is None or at <= total:
+            c = injecting_client(rs.primary, points)
+            q = FleetQueue(c, fleet_server.fresh_name("dpt"), 16, num_replicas=1, wait_timeout=5000)
+            for i in (1, 2, 3):
+                q.push(i, 1)
+            hit, r = interrupted(points, at or None, q.pop, 60000)
+            n = points.n
+            got = [] if hit else [r]
+            if not hit:
+                assert q.ack(q.last_lease)
+            hit2, r2 = interrupted(points, at or None, q.push, 9, 1)
+            hit3, r3 = interrupted(points, at or None, q.ack, b"1" + b"0" * 24 + b":1")
+            assert hit3 or r3 in (True, False)
+            while True:
+                try:
+                    got.append(q.pop(60000))
+                except QueueEmpty:
+                    break
+                assert q.ack(q.last_lease)
+            got += [j[0] for j in q.recovered]
+            want = [1, 2, 3, 9] if not hit2 or 9 in got else [1, 2, 3]
+            assert sorted(got) == want and len(got) == len(set(got)), (exc, at, got)
+            assert q.info()["leased"] == 0, (exc, at)
+            assert q.push(50, 0) >= 3 and q.pop() == 50 and len(q) == 0
+            q.destroy()
+            if total is None:
+                total = n
+                assert total >= 6, total  # send, then the pipeline's reads
+            at += 1
