@@ -606,6 +606,7 @@ class FleetQueue:
             self._lock = _new_lock()
             self._pending = None
             self._extra = []
+            self._unconfirmed = {}  # the parent's unconfirmed calls are the parent's to retry
             self._op = 0
             if self._client:
                 self._new_client()
