@@ -297,3 +297,35 @@ def test_durable_interrupt_at_every_point():
                 total = n
                 assert total >= 6, total  # send, then the pipeline's reads
             at += 1
+
+
+def test_acl_user_granted_durable():
+    # fleetctl grant --durable: the user may run WAIT, INFO and (where it exists) WAITAOF
+    # besides its functions, so its durable queue works; one granted without it is refused
+    # (the server's NOPERM, raised at the first write: never a silent success).
+    rs = replicated(1)
+    import redis
+
+    from ticketq_tools import fleetctl
+
+    admin = rs.primary.client()
+    name = fleet_server.fresh_name("dacl")
+    FleetQueue(admin, name, 8)
+    users = []
+    try:
+        for durable in (True, False):
+            user = "dur%d-%s" % (durable, name.replace("-", ""))
+            pw = fleetctl.grant([admin], user, "board", [name], durable=durable)
+            users.append(user)
+            c = redis.Redis(host="127.0.0.1", port=rs.primary.port, username=user, password=pw)
+            if durable:
+                q = FleetQueue(c, name, num_replicas=1, wait_timeout=5000)
+                assert q.waitaof == (has_waitaof(), True)
+                assert q.push(1, 1) == 0 and q.pop(60000) == 1 and q.ack(q.last_lease)
+            else:
+                e = raises(redis.ResponseError, lambda: FleetQueue(c, name, num_replicas=1))
+                assert "no permissions" in str(e), e  # NOPERM (redis-py drops the code word)
+            c.close()
+    finally:
+        for user in users:
+            fleetctl.revoke([admin], user)

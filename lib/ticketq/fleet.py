@@ -287,7 +287,7 @@ class FleetQueue:
         1..2**30-1 (WAIT's 0, block for ever, is refused), default 1000; keep it below the
         client's socket timeout (ticketq.resp: 10 s); a write that is not confirmed takes up
         to 2 x wait_timeout (WAIT, then WAITAOF). An ACL user needs +wait, +waitaof (where
-        it exists) and +info besides its functions (fleetctl's roles do not grant them).
+        it exists) and +info besides its functions (fleetctl grant --durable).
         Cost: the replicas' round trip on every write (docs/fleet-durable.md).
         """
         if isinstance(conn, (str, bytes)):

@@ -198,10 +198,25 @@ def _hash(password):
     return "#" + hashlib.sha256(password.encode()).hexdigest()
 
 
-def grant(conns, user, role, queues, prefix="tq", db=0, cluster=False):
+def durable_rules(conn):
+    """What a durable client (FleetQueue(num_replicas=N)) runs besides its functions on this
+    server: WAIT, INFO (its persistence section: appendonly), and WAITAOF where the server
+    has it (Valkey 9, Redis >= 7.2; Redis 7.0 refuses a rule naming a command it lacks)."""
+    rules = ["+wait", "+info"]
+    try:  # the client's own probe (ticketq.fleet): returns at once where WAITAOF exists
+        conn.execute_command("WAITAOF", 0, 0, 1)
+        rules.append("+waitaof")
+    except Exception as e:
+        if "unknown command" not in str(e).lower():
+            raise
+    return rules
+
+
+def grant(conns, user, role, queues, prefix="tq", db=0, cluster=False, durable=False):
     """Create ACL user `user` with `role` on `queues` on every server of `conns` (redis-py
     clients or ticketq.resp.Redis), with one new random password, returned (and kept
-    nowhere else). ValueError if the user exists on any of them (nothing changed then)."""
+    nowhere else). durable: also what durable writes run (durable_rules, per server).
+    ValueError if the user exists on any of them (nothing changed then)."""
     _check_user(user)
     rules = acl_rules(role, queues, prefix, db, cluster)
     for c in conns:
@@ -210,7 +225,8 @@ def grant(conns, user, role, queues, prefix="tq", db=0, cluster=False):
                              % user)
     password = secrets.token_urlsafe(24)  # 192 bits, A-Z a-z 0-9 - _: no URL escaping
     for c in conns:
-        c.execute_command("ACL", "SETUSER", user, *(rules + [_hash(password)]))
+        more = durable_rules(c) if durable else []
+        c.execute_command("ACL", "SETUSER", user, *(rules + more + [_hash(password)]))
     return password
 
 
@@ -576,6 +592,8 @@ def parser():
                            help="a queue the user may use (repeat for several; at least one)")
             g.add_argument("--role", default="board", choices=sorted(ROLES))
             g.add_argument("--cluster", action="store_true", help="also allow reading the cluster's slots")
+            g.add_argument("--durable", action="store_true", help="also allow what durable writes run "
+                           "(FleetQueue(num_replicas=N)): WAIT, WAITAOF where the server has it, INFO")
     return p
 
 
@@ -673,7 +691,7 @@ def _exporter(a, url):
 def _acl(a, conns, urls):
     url = urls[0]
     if a.command == "grant":
-        pw = grant(conns, a.user, a.role, a.queues, a.prefix, _db(url), a.cluster)
+        pw = grant(conns, a.user, a.role, a.queues, a.prefix, _db(url), a.cluster, a.durable)
         # The one line with the password: stdout, once. Nothing else shows it.
         print(user_url(url, a.user, pw))
         sys.stdout.flush()
