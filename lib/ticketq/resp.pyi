@@ -60,3 +60,6 @@ class Redis:
 
     def execute_command(self, *args: Union[bytes, str, int]) -> Any:
         ...
+
+    def execute_many(self, commands: Sequence[Sequence[Union[bytes, str, int]]]) -> List[Any]:
+        ...
