@@ -25,7 +25,7 @@ import threading
 import time
 
 from ticketq import QueueEmpty, QueueFull
-from ticketq.fleet import FleetQueue
+from ticketq.fleet import FleetQueue, NotDurable
 
 LEASE_MS = 1500
 MARGIN = 0.05  # s: the server's TIME is read in ms; client stamps in s
@@ -83,6 +83,17 @@ class Load:
                 time.sleep(0.05)
         return None
 
+    def _again(self, fn, *args):
+        # fn(*args); NotDurable (the replicas did not confirm in time): the same call again,
+        # as its docstring says (replayed, never applied twice), for up to ~30 s
+        for _ in range(300):
+            try:
+                return fn(*args)
+            except NotDurable as e:
+                self._err(e)
+                time.sleep(0.1)
+        return fn(*args)
+
     def _produce(self, p):
         q = self._open(p)
         k = 0
@@ -92,7 +103,7 @@ class Load:
             t0 = now()
             while True:
                 try:
-                    q.push(i, k % 4)
+                    self._again(q.push, i, k % 4)
                     self.pushed[i] = (t0, now())
                     break
                 except QueueFull:
@@ -112,7 +123,7 @@ class Load:
         while q is not None and not self.stopping.is_set():
             t0 = now() if first is None else first
             try:
-                i = q.pop(self.lease_ms)
+                i = self._again(q.pop, self.lease_ms)
             except QueueEmpty:
                 first = None
                 time.sleep(0.01)
@@ -132,7 +143,7 @@ class Load:
             time.sleep(0.002)
             a0 = now()
             try:
-                ok = q.ack(tok)
+                ok = self._again(q.ack, tok)
             except Exception as e:
                 self._err(e)
                 self.unknown_ack.append((i, who, tok))

@@ -176,7 +176,7 @@ class SentinelSet:
             for _ in range(self.n_sentinels):
                 self.sentinels.append(Sentinel(self.exe, self.service, p.port, quorum,
                                                self.down_ms, self.failover_ms).start())
-            self.wait_settled(p.port)
+            self.wait_settled()
         except BaseException:
             self.close()
             raise
@@ -212,12 +212,15 @@ class SentinelSet:
             return None
         return wait_for(agreed, "the sentinels to agree on a primary")
 
-    def wait_settled(self, primary_port):
-        # Every sentinel names primary_port, no failover in progress, knows every replica
-        # (up, linked) and every other sentinel: ready for the next failover.
+    def wait_settled(self):
+        # Every sentinel names one primary (ROLE master), no failover in progress, knows
+        # every replica (up, linked to it) and every other sentinel; the replicas in sync:
+        # ready for the next failover. (The sentinels may have failed over again meanwhile,
+        # on a slow machine: then it is the primary they name now.) Returns its port.
         want = len(self.nodes) - 1
 
         def settled():
+            primary_port = self.primary()
             for s in self.sentinels:
                 c = conn(s.port)
                 try:
@@ -236,12 +239,12 @@ class SentinelSet:
                       and int(r["master-port"]) == primary_port]
                 if len(up) != want:
                     return False
-            return True
+            return synced(primary_port, self.replica_ports(primary_port)) and primary_port
         try:
-            wait_for(settled, "the sentinels settled on %d" % primary_port)
+            return wait_for(settled, "the sentinels to settle")
         except AssertionError as e:
-            raise AssertionError("%s: a sentinel saw %r" % (e, self.why))
-        wait_for(lambda: synced(primary_port, self.replica_ports(primary_port)), "the replicas in sync")
+            raise AssertionError("%s: a sentinel saw %r; their logs: %s" % (
+                e, self.why, " || ".join(x.log_tail(12) for x in self.sentinels)))
 
     def kill_primary(self):
         # SIGKILL the primary; wait until the sentinels name another one (ROLE master);
@@ -257,10 +260,23 @@ class SentinelSet:
             return p if p != old else None
         new = wait_for(moved, "a failover from %d" % old)
         took = time.monotonic() - t0
+
+        def demoted():
+            # every sentinel lists the killed node as a replica of the new primary before it
+            # comes back (one that came back sooner was seen as the master again once)
+            for s in self.sentinels:
+                c = conn(s.port)
+                try:
+                    if old not in [int(r["port"]) for r in c.sentinel_slaves(self.service)]:
+                        return False
+                finally:
+                    c.close()
+            return True
+        wait_for(demoted, "the sentinels to list %d as a replica of %d" % (old, new))
         n.extra = REPL + ["--replicaof", "127.0.0.1", str(new)]
         n.start()
-        self.wait_settled(new)
         self.failovers.append((old, new, took))
+        self.wait_settled()
         return old, new, took
 
     def close(self):
@@ -268,6 +284,160 @@ class SentinelSet:
             s.close()
         for n in self.nodes:
             n.close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.close()
+
+
+CLUSTER_OPTS = ["--cluster-node-timeout", "1000", "--cluster-replica-validity-factor", "0",
+                "--cluster-require-full-coverage", "no", "--cluster-allow-replica-migration", "no"]
+
+
+def cluster_ok(port):
+    return info(port, "cluster") and "cluster_state:ok" in conn(port).execute_command("CLUSTER", "INFO")
+
+
+def my_id(port):
+    c = conn(port)
+    try:
+        return c.execute_command("CLUSTER", "MYID")
+    finally:
+        c.close()
+
+
+class ReplicatedCluster:
+    # A Redis Cluster of n masters with a replica each (node timeout 1 s, so a replica takes
+    # over a killed master in ~2-3 s), the slots split evenly, the ticketq library loaded by
+    # tools/fleetctl.py install given one node (it walks CLUSTER NODES itself).
+    def __init__(self, n=3, exe=None):
+        self.exe = exe or fleet_server.server_exe()
+        self.n = n
+        self.nodes = []
+        self.events = []  # (what, seconds)
+
+    def start(self):
+        import redis
+
+        try:
+            for _ in range(2 * self.n):
+                self.nodes.append(fleet_server.RedisServer(
+                    cluster=True, exe=self.exe, serve_all=False, extra=REPL + CLUSTER_OPTS).start())
+            ports = [s.port for s in self.nodes]
+            c0 = conn(ports[0])
+            for p in ports[1:]:
+                c0.execute_command("CLUSTER", "MEET", "127.0.0.1", p)
+            per = 16384 // self.n
+            for i in range(self.n):
+                hi = 16383 if i == self.n - 1 else (i + 1) * per - 1
+                conn(ports[i]).execute_command("CLUSTER", "ADDSLOTSRANGE", i * per, hi)
+            want = "cluster_known_nodes:%d" % len(ports)
+            wait_for(lambda: all(want in conn(p).execute_command("CLUSTER", "INFO") for p in ports),
+                     "every node to know the others")
+            for i in range(self.n):
+                mid = my_id(ports[i])
+                wait_for(lambda: conn(ports[self.n + i]).execute_command("CLUSTER", "REPLICATE", mid),
+                         "CLUSTER REPLICATE")
+            self.wait_healthy()
+            fleet_server.fleetctl.install(redis.Redis(host="127.0.0.1", port=ports[0]))
+            wait_for(lambda: not fleet_server.fleetctl.missing(redis.Redis(host="127.0.0.1", port=ports[0])),
+                     "the library on every master and replica")
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def roles(self):
+        # {port: (role, master port or None)} of the live nodes, from INFO replication
+        out = {}
+        for s in self.nodes:
+            if s.proc is None:
+                continue
+            i = info(s.port, "replication")
+            out[s.port] = (i["role"], int(i["master_port"]) if i["role"] == "slave" else None)
+        return out
+
+    def wait_healthy(self):
+        # every node up, cluster_state ok everywhere, n masters each with one replica linked
+        # and in sync
+        def healthy():
+            r = self.roles()
+            masters = [p for p, v in r.items() if v[0] == "master"]
+            if len(r) != 2 * self.n or len(masters) != self.n:
+                return False
+            if not all(cluster_ok(p) for p in r):
+                return False
+            for m in masters:
+                reps = [p for p, v in r.items() if v[1] == m]
+                if len(reps) != 1 or info(reps[0], "replication").get("master_link_status") != "up":
+                    return False
+                if not synced(m, reps):
+                    return False
+            return True
+        wait_for(healthy, "the cluster healthy: %d masters with a replica each" % self.n)
+
+    def node(self, port):
+        return [s for s in self.nodes if s.port == port][0]
+
+    def replica_of(self, port):
+        return [p for p, v in self.roles().items() if v[1] == port][0]
+
+    def kill_master(self, port):
+        # SIGKILL master `port`; wait for its replica to take over (ROLE master, cluster ok);
+        # restart it (it rejoins from its nodes.conf, as a replica of the new master).
+        rep = self.replica_of(port)
+        t0 = time.monotonic()
+        self.node(port).stop(signal.SIGKILL)
+        wait_for(lambda: info(rep, "replication")["role"] == "master" and cluster_ok(rep),
+                 "replica %d to take over from %d" % (rep, port))
+        self.events.append(("kill %d -> %d" % (port, rep), time.monotonic() - t0))
+        self.node(port).start()
+        self.wait_healthy()
+        return rep
+
+    def manual_failover(self, replica):
+        master = self.roles()[replica][1]
+        t0 = time.monotonic()
+        conn(replica).execute_command("CLUSTER", "FAILOVER")
+        wait_for(lambda: info(replica, "replication")["role"] == "master" and cluster_ok(replica),
+                 "CLUSTER FAILOVER on %d" % replica)
+        self.events.append(("CLUSTER FAILOVER %d -> %d" % (master, replica), time.monotonic() - t0))
+        self.wait_healthy()
+        return master
+
+    def move_slot(self, slot, src, dst, pause=0.02):
+        # The manual resharding of one slot: IMPORTING on dst, MIGRATING on src, MIGRATE of
+        # its keys one at a time (so calls meet ASK and TRYAGAIN in between), then SETSLOT
+        # NODE on dst, src and every other master.
+        t0 = time.monotonic()
+        sid, did = my_id(src), my_id(dst)
+        cs, cd = conn(src), conn(dst)
+        cd.execute_command("CLUSTER", "SETSLOT", slot, "IMPORTING", sid)
+        cs.execute_command("CLUSTER", "SETSLOT", slot, "MIGRATING", did)
+        moved = 0
+        while True:
+            keys = cs.execute_command("CLUSTER", "GETKEYSINSLOT", slot, 1)
+            if not keys:
+                break
+            cs.execute_command("MIGRATE", "127.0.0.1", dst, "", 0, 5000, "KEYS", *keys)
+            moved += len(keys)
+            time.sleep(pause)
+        for p in [dst, src] + [p for p, v in self.roles().items() if v[0] == "master" and p not in (src, dst)]:
+            conn(p).execute_command("CLUSTER", "SETSLOT", slot, "NODE", did)
+        self.events.append(("slot %d %d -> %d (%d keys)" % (slot, src, dst, moved), time.monotonic() - t0))
+        wait_for(lambda: all(cluster_ok(p) for p in self.roles()), "cluster ok after the move")
+        return moved
+
+    def client(self, **kw):
+        from redis.cluster import RedisCluster
+
+        return RedisCluster(host="127.0.0.1", port=self.nodes[0].port, **kw)
+
+    def close(self):
+        for s in self.nodes:
+            s.close()
 
     def __enter__(self):
         return self.start()
