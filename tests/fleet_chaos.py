@@ -50,6 +50,7 @@ class Load:
         self.pops = []  # (id, who, token, sent, answered)
         self.acks = []  # (id, who, token, sent, answered, ok)
         self.unknown_ack = []  # (id, who, token)
+        self.samples = {}  # the first message of each kind of error
         self.errors = {}  # the exceptions the clients met, by type name: count
         self.stopping = threading.Event()
         self.draining = threading.Event()
@@ -61,8 +62,11 @@ class Load:
 
     def _err(self, e):
         k = type(e).__name__
+        if k == "FleetError":  # by its code: TQEXPIRED, ...
+            k += " " + str(e).split(" ")[0]
         with self.lock:
             self.errors[k] = self.errors.get(k, 0) + 1
+            self.samples.setdefault(k, str(e)[:300])
 
     def start(self):
         self.queue(0)  # made once, before any client runs (max_deliveries 0: never dead)
@@ -213,7 +217,7 @@ def check(load, lease_ms=None):
     return {"pushed": len(load.pushed), "unknown_push": len(load.unknown_push), "pops": len(load.pops),
             "acked": len(acked), "unknown_ack": len(load.unknown_ack), "end": len(load.end),
             "lost": lost, "twice": twice, "double": double, "came_back": came_back, "phantom": phantom,
-            "errors": dict(load.errors)}
+            "errors": dict(load.errors), "samples": dict(load.samples)}
 
 
 def summary(r):

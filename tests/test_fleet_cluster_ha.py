@@ -138,7 +138,7 @@ def test_fleetctl_install_loads_every_master_and_a_master_added_later():
 
 def owner_of_slot(ports, slot=0):
     for p in ports:
-        for lo, hi, *rest in fleet_ha.conn(p).execute_command("CLUSTER", "SLOTS"):
-            if int(lo) <= slot <= int(hi):
-                return int(rest[0][1])
+        for row in fleet_ha.conn(p).execute_command("CLUSTER", "SLOTS"):
+            if int(row[0]) <= slot <= int(row[1]):
+                return int(row[2][1])
     raise AssertionError("no owner of slot %d" % slot)

@@ -426,6 +426,38 @@ def connect(url, timeout=1.0):
     return redis.Redis.from_url(url, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0))
 
 
+def sentinel_addresses(values):
+    """["host:port", ...] (an IPv6 host in brackets) -> [(host, port)]; ValueError naming a
+    bad one."""
+    out = []
+    for v in values:
+        host, sep, port = v.rpartition(":")
+        host = host[1:-1] if host[:1] == "[" and host[-1:] == "]" else host
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError("--sentinel %s: HOST:PORT" % v)
+        out.append((host, int(port)))
+    return out
+
+
+def sentinel_client(sentinels, service, url=None, timeout=1.0, **kw):
+    """A redis-py client of the primary that Redis Sentinel names for `service`: each new
+    connection asks the sentinels ((host, port) list, each within `timeout` s) again, so
+    after a failover the next connection reaches the new primary (redis-py's
+    Sentinel.master_for; a demoted primary's READONLY becomes a ConnectionError, so calls
+    are sent again). `url`: only its user, password and db are used (the primary's
+    address comes from the sentinels). kw: redis.Redis's (socket_timeout, retry, ...)."""
+    from redis.connection import parse_url
+    from redis.sentinel import Sentinel
+
+    if url:
+        u = parse_url(url)
+        for k in ("username", "password", "db"):
+            if u.get(k) is not None:
+                kw.setdefault(k, u[k])
+    s = Sentinel(sentinels, socket_timeout=timeout, socket_connect_timeout=timeout)
+    return s.master_for(service, **kw)
+
+
 CLASSES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
 _B32 = "0123456789abcdefghijklmnopqrstuv"
 
