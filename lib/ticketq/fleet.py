@@ -326,6 +326,9 @@ class FleetQueue:
         self._client = 0  # no replay records until the server gives a number
         self._op = 0
         self._pending = None  # a pop sent without an answer: the next pop sends it again
+        self._extra = []  # tickets of a lost batch sent again, not yet handed over
+        self._seen = None  # the pop whose trace records were taken (_nrec of them)
+        self._nrec = self._nseen = 0
         self.recovered = []  # tickets of a lost batch pop that a pop() sent again (_popcall)
         self._dirty = 0  # a call was cut off: drop the idle connections before the next one
         self.num_replicas = int(num_replicas)  # WAIT for this many replicas after each write
@@ -461,14 +464,14 @@ class FleetQueue:
         elif op in ("pushn",):
             job, seq = [args[j] for j in range(1, len(args), 2)], r
         elif op in ("pop", "lpop", "kpop") and isinstance(r, list) and r[0] >= 0:
-            job, seq, lease = r[0], r[2], _text(r[5]) or None
+            job, seq, lease = r[0], r[2], r[5] or None  # as last_lease would be
         elif op in ("ack", "kack", "release", "krelease", "touch", "ktouch"):
-            lease = _text(args[0])
+            lease = args[0]
         elif op in ("remove", "kremove"):
             job = args[0]
         what = "%s%s%s%s" % (op, "" if job is None else " job %r" % (job,),
                              "" if seq is None else " seq %r" % (seq,),
-                             "" if lease is None else " lease %s" % lease)
+                             "" if lease is None else " lease %s" % _text(lease))
         if err is not None:
             why = "the server refused the wait: %s" % err
         elif acked < n:
@@ -597,6 +600,7 @@ class FleetQueue:
             self._pid = getpid()
             self._lock = _new_lock()
             self._pending = None
+            self._extra = []
             self._op = 0
             if self._client:
                 self._new_client()
@@ -669,29 +673,25 @@ class FleetQueue:
             raise QueueFull("ticket queue full")
         return s
 
-    def _pop(self, lease_ms):
-        r, extra = self._popcall(self._L + "pop", (lease_ms,))
-        if extra:
-            self.recovered.extend(extra)
-        return r
-
     def _popcall(self, op, args):
-        # The pop is `_pending` from before it is sent until its reply is taken in: whatever
-        # stops it in between (a network error, an interrupt), the next pop sends it again,
-        # the same, and the server replays its reply while that still holds (core.lua idem).
-        # pop, pop_many and ack_pop are each a pop. A lost pop is answered by the next pop();
-        # a lost batch (or a lost pop before a batch) is sent again on its own first, and
-        # the tickets its reply carried come back as `extra`: a batch call returns them
-        # before its own, a pop() keeps them in `recovered`. None is dropped.
-        self._forked()
-        with self._lock:
-            fn = "tq%d_%s" % (VERSION, op)
-            p = self._pending
-            extra = []
-            if p is not None and (p[1] != fn or not _single(fn)):
-                extra = self._jobs(self._sendpop(p), p)
-                p = None
-            return self._sendpop(p or self._args(op, args, True)), extra
+        # Called with the lock held. The pop is `_pending` from before it is sent until
+        # the public call (pop, pop_until, pop_many, ack_pop) hands its ticket over, in its
+        # own frame, under the lock, as its last step (the end of pop: issue 34): whatever
+        # stops it before (a network error, an interrupt at any point, NotDurable), the
+        # next pop sends it again, the same, and the server replays its reply while that
+        # still holds (core.lua idem): the ticket is handed over then, not leased to nobody.
+        # A lost pop is answered by the next pop(); a lost batch (or a lost pop before a
+        # batch) is sent again on its own first, and the tickets its reply carried wait in
+        # `_extra` (moved there in the statement that ends that pop's turn as pending): a
+        # batch call returns them before its own, a pop() moves them to `recovered`. None is
+        # dropped.
+        fn = "tq%d_%s" % (VERSION, op)
+        p = self._pending
+        if p is not None and (p[1] != fn or not _single(fn)):
+            jobs = self._jobs(self._sendpop(p), p)
+            self._extra, self._pending = self._extra + jobs, None
+            p = None
+        return self._sendpop(p or self._args(op, args, True))
 
     def _sendpop(self, a):
         self._pending = a
@@ -705,6 +705,9 @@ class FleetQueue:
             if isinstance(e, FleetError) or _answer(e):
                 self._pending = None  # the server answered (an error): never sent again
             raise
+        if self._seen is not a:  # (a replay after an interrupt: trace records taken once)
+            self._seen, self._nrec = a, 0
+        self._nseen = 0
         if _single(a[1]):
             if r[0] >= 0:
                 self._popped(r)
@@ -713,7 +716,6 @@ class FleetQueue:
             for j in range(r[b]):
                 k = b + 2 + 7 * j
                 self._popped(r[k:k + 7])
-        self._pending = None
         return r
 
     def _first(self, a):
@@ -742,7 +744,9 @@ class FleetQueue:
         self.last_deliveries = r[4]
         self.last_lease = r[5] or None
         self.last_pop = r[6]
-        if self.trace is not None:
+        self._nseen += 1
+        if self.trace is not None and self._nseen > self._nrec:
+            self._nrec = self._nseen
             self.trace.record(i, c, s, r[3] == 1, r[7] if len(r) > 7 else 0)
 
     def pop(self, lease_ms=0):
@@ -762,10 +766,17 @@ class FleetQueue:
         first, so no reply is read by another call. O(log n).
         """
         _int(lease_ms, 0, _MASK, "lease_ms")
-        r = self._pop(int(lease_ms))
-        if r[0] < 0:
+        self._forked()
+        with self._lock:
+            j = self._popcall(self._L + "pop", (int(lease_ms),))[0]
+            # The hand-over, the last step, in this frame: no call, no backward jump (where
+            # CPython delivers a signal) between it and the return.
+            if self._extra:
+                self.recovered, self._extra = self.recovered + self._extra, []
+            self._pending = None
+        if j < 0:
             raise QueueEmpty("ticket queue empty")
-        return r[0]
+        return j
 
     def pop_until(self, deadline, lease_ms=0):
         # Blocks in the server (BLPOP on the wake key), never in a loop of polls: each
@@ -787,10 +798,15 @@ class FleetQueue:
         if not isinstance(deadline, Deadline):
             raise TypeError("deadline: a Deadline, as Deadline(2000)")
         _int(lease_ms, 0, _MASK, "lease_ms")
+        self._forked()
         while 1:
-            r = self._pop(int(lease_ms))
-            if r[0] >= 0:
-                return r[0]
+            with self._lock:
+                r = self._popcall(self._L + "pop", (int(lease_ms),))
+                if self._extra:  # the hand-over, as pop's
+                    self.recovered, self._extra = self.recovered + self._extra, []
+                self._pending = None
+                if r[0] >= 0:
+                    return r[0]
             left = deadline.remaining()
             if left == 0:
                 raise timeout()
@@ -875,8 +891,12 @@ class FleetQueue:
         """
         _int(count, 1, _BATCH, "count")
         _int(lease_ms, 0, _MASK, "lease_ms")
-        r, extra = self._popcall("popn", (int(lease_ms), int(count)))
-        return extra + self._batch(r, 0)
+        self._forked()
+        with self._lock:
+            own = self._batch(self._popcall("popn", (int(lease_ms), int(count))), 0)
+            out = self._extra + own  # (read after the call: it may add a lost batch's)
+            self._extra, self._pending = [], None  # the hand-over, as pop's
+            return out
 
     def ack_pop(self, tokens, count=1, lease_ms=0):
         """A worker loop's step in one call: ack every lease token of tokens (a list, 0..4096;
@@ -897,9 +917,13 @@ class FleetQueue:
         _int(lease_ms, 0, _MASK, "lease_ms")
         a = [int(lease_ms), int(count), len(toks)]  # type: list
         a.extend(toks)
-        r, extra = self._popcall("ackpop", a)
         n = len(toks)
-        return [x == 1 for x in r[:n]], extra + self._batch(r, n)
+        self._forked()
+        with self._lock:
+            r = self._popcall("ackpop", a)
+            out = ([x == 1 for x in r[:n]], self._extra + self._batch(r, n))
+            self._extra, self._pending = [], None  # the hand-over, as pop's
+            return out
 
     def peek(self):
         """Job id of the next ticket, not removed. QueueEmpty. O(1).

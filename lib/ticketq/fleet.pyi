@@ -13,6 +13,9 @@ class FleetError(Exception):
     ...
 
 
+Token = Union[bytes, str]
+
+
 class NotDurable(FleetError):
     op: str
     """The server function that ran on the primary unconfirmed: "push", "lpush", "pop", "ack", ..."""
@@ -22,7 +25,8 @@ class NotDurable(FleetError):
     """(client number, call number) of a replayable call, else None."""
     job_id: Union[None, int, List[int]]
     seq: Union[None, int, List[int]]
-    lease: Optional[str]
+    lease: Optional[Token]
+    """As last_lease would be (a pop's), or the token passed (ack, release, touch)."""
     asked: int
     """num_replicas."""
     acked: int
@@ -32,11 +36,10 @@ class NotDurable(FleetError):
     timeout_ms: int
     def __init__(self, msg: str, op: str, reply: Any = None, call: Optional[Tuple[Any, int]] = None,
                  job_id: Union[None, int, List[int]] = None, seq: Union[None, int, List[int]] = None,
-                 lease: Optional[str] = None, asked: int = 0, acked: int = 0,
+                 lease: Optional[Token] = None, asked: int = 0, acked: int = 0,
                  aof: Optional[Tuple[int, int]] = None, timeout_ms: int = 0) -> None: ...
 
 
-Token = Union[bytes, str]
 Job = Tuple[int, int, int, Optional[str]]
 """A ticket a batch pop took: (job id, class 0..3, sequence number, lease token or None)."""
 

@@ -1,0 +1,203 @@
+# Host only (CPython and real servers): durable writes (issue 34, 1). A primary with one or
+# two replicas (tests/fleet_replicas.py: --replicaof on free loopback ports, all stopped at
+# the end, also on failure). FleetQueue(..., num_replicas=N) returns from a write only
+# once WAIT (and WAITAOF where the server has it and appendonly is on) confirms N
+# replicas; otherwise NotDurable names the write; the write is on the primary; the same
+# call again is replayed, never applied twice. Through redis-py and the board client
+# (ticketq.resp, execute_many), plain, lane and keyed lane queues. TICKETQ_FLEET_SERVER=valkey
+# runs it against Valkey 9 (WAITAOF present), otherwise Debian's Redis 7.0 (absent).
+from support import IS_MICROPYTHON, raises, skip
+
+if not IS_MICROPYTHON:
+    import fleet_replicas
+    import fleet_server
+    from ticketq.core import QueueEmpty
+    from ticketq.fleet import FleetError, FleetLaneQueue, FleetQueue, NotDurable
+
+_sets = {}
+
+
+def replicated(n):
+    # One deployment of n replicas per test process (started on first use, stopped at exit).
+    if IS_MICROPYTHON:
+        skip("starts redis-servers (host only)")
+    if n not in _sets:
+        import atexit
+
+        rs = fleet_replicas.Replicated(n).start()
+        atexit.register(rs.close)
+        _sets[n] = rs
+    rs = _sets[n]
+    rs.wait_online()
+    return rs
+
+
+def conn_of(rs, client):
+    return rs.primary.resp() if client == "resp" else rs.primary.client()
+
+
+def has_waitaof():
+    return fleet_server.server_kind() == "valkey"
+
+
+def check_durable_ok(n, client):
+    rs = replicated(n)
+    c = conn_of(rs, client)
+    q = FleetQueue(c, fleet_server.fresh_name("dur"), 16, max_deliveries=1, num_replicas=n,
+                   wait_timeout=5000)
+    # detected from the server: Valkey 9 has WAITAOF, Debian's Redis 7.0 does not; both
+    # primaries run with appendonly yes here
+    assert q.waitaof == (has_waitaof(), True), q.waitaof
+    assert q.push(1, 2) == 0
+    assert q.push_many([(2, 1), (3, 1)]) == [1, 2]
+    assert q.pop(60000) == 1 and q.ack(q.last_lease)
+    assert q.pop(60000) == 2 and q.release(q.last_lease) == 2  # max_deliveries 1: dead
+    assert q.requeue() == ([(2, 1, 3)], None)
+    jobs = q.pop_many(2, 60000)
+    assert [j[0] for j in jobs] == [3, 2]
+    assert q.touch(jobs[0][3], 60000)
+    acked, more = q.ack_pop([jobs[0][3], jobs[1][3]], 0)
+    assert acked == [True, True] and more == []
+    q.push(4, 0)
+    assert q.remove(4) and not q.remove(4)
+    assert q.dead() == [] and len(q) == 0 and q.info()["leased"] == 0
+    q.clear()
+    q.destroy()
+
+
+def test_durable_one_replica_redis_py():
+    check_durable_ok(1, "redis-py")
+
+
+def test_durable_two_replicas_board_client():
+    check_durable_ok(2, "resp")
+
+
+def test_durable_lane_queues():
+    rs = replicated(1)
+    for client in ("redis-py", "resp"):
+        c = conn_of(rs, client)
+        q = FleetLaneQueue(c, fleet_server.fresh_name("durl"), 16, (2, 1), num_replicas=1,
+                           wait_timeout=5000)
+        assert q.push(5, 1, 1) == 0
+        assert q.pop(60000) == 5 and q.last_lane == 1 and q.ack(q.last_lease)
+        k = FleetLaneQueue(c, fleet_server.fresh_name("durk"), 16, num_replicas=1, wait_timeout=5000)
+        assert k.push(6, 1, "a") == 0
+        k.set_lane("a", weight=3)
+        k.pause("a")
+        k.resume("a")
+        assert k.pop(60000) == 6 and k.ack(k.last_lease)
+
+
+def test_not_durable_names_the_write_and_its_retry_is_replayed():
+    rs = replicated(1)
+    for client in ("redis-py", "resp"):
+        c = conn_of(rs, client)
+        name = fleet_server.fresh_name("nd")
+        q = FleetQueue(c, name, 16, num_replicas=1, wait_timeout=200)
+        watch = FleetQueue(rs.primary.client(install=False), name)
+        q.push(1, 2)
+        with rs.paused(0):  # SIGSTOP: the replica acks nothing
+            e = raises(NotDurable, q.push, 7, 2)
+            assert isinstance(e, FleetError)
+            assert (e.op, e.job_id, e.seq, e.asked, e.acked, e.timeout_ms) == ("push", 7, 1, 1, 0, 200), e.__dict__
+            assert e.call is not None and e.call[0] == q._client
+            assert str(e).startswith("TQNOTDURABLE") and "push job 7 seq 1" in str(e), str(e)
+            if has_waitaof():
+                assert e.aof == (1, 0), e.aof  # fsynced here, by no replica
+            else:
+                assert e.aof is None
+            # the write WAS applied on the primary
+            assert [t[0] for t in watch.tickets()] == [1, 7]
+            # retried while the replica is still stopped: NotDurable again, still one push
+            e2 = raises(NotDurable, q.push, 7, 2)
+            assert e2.call == e.call and e2.seq == 1
+            assert [t[0] for t in watch.tickets()] == [1, 7]
+            # a leased pop: NotDurable names the ticket and the lease
+            p = raises(NotDurable, q.pop, 60000)
+            assert (p.op, p.job_id, p.seq) == ("pop", 1, 0) and p.lease, p.__dict__
+            assert watch.info()["leased"] == 1
+        # the replica back: the same calls again are replayed (same answer, no second write)
+        assert q.push(7, 2) == 1
+        assert [t[0] for t in watch.tickets()] == [7]  # 1 leased, 7 queued once
+        assert q.pop(60000) == 1 and q.last_lease == p.lease and q.last_deliveries == 1
+        assert watch.info()["leased"] == 1 and [t[0] for t in watch.tickets()] == [7]
+        token = q.last_lease
+        with rs.paused(0):
+            a = raises(NotDurable, q.ack, token)
+            assert a.op == "ack" and a.lease == token and a.reply == 1
+        assert q.ack(token) is True  # replayed: True, the ack it made (not False: "not held")
+        assert watch.info()["leased"] == 0
+        # a push with other arguments after a NotDurable one is a new push
+        with rs.paused(0):
+            raises(NotDurable, q.push, 8, 0)
+        assert q.push(9, 0) == 3
+        assert [t[0] for t in watch.tickets()] == [7, 8, 9]
+        # every replay wrote its counter, so a WAIT on any connection covered it
+        assert int(c.execute_command("HGET", q.keys[0], "replays")) >= 3
+        q.destroy()
+
+
+def test_two_replicas_one_stopped():
+    rs = replicated(2)
+    c = rs.primary.client()
+    q2 = FleetQueue(c, fleet_server.fresh_name("nd2"), 8, num_replicas=2, wait_timeout=200)
+    q1 = FleetQueue(c, q2.name, num_replicas=1, wait_timeout=5000)
+    with rs.paused(1):
+        e = raises(NotDurable, q2.push, 3, 3)
+        assert (e.asked, e.acked) == (2, 1), e.__dict__
+        assert q1.push(4, 3) == 1  # one replica is enough for that one
+    assert q2.push(3, 3) == 0  # replayed once both are back
+    assert [t[0] for t in q1.tickets()] == [3, 4]
+
+
+def test_num_replicas_checked():
+    if IS_MICROPYTHON:
+        skip("host only")
+    c = fleet_server.shared().client()
+    # FleetQueue(conn, name, capacity, first_seq, aging, max_deliveries, prefix, retries,
+    # slice_ms, num_replicas, wait_timeout): checked before anything is sent
+    for bad, exc in ((-1, ValueError), (1 << 30, ValueError), (2.5, TypeError)):
+        raises(exc, FleetQueue, c, "x", 4, 0, 0, 8, "tq", 3, 2000, bad)
+    for bad in (0, -5, 1 << 30):
+        raises(ValueError, FleetQueue, c, "x", 4, 0, 0, 8, "tq", 3, 2000, 1, bad)
+    assert c.exists("tq{x}:meta") == 0
+
+
+def test_no_replica_is_not_durable_and_off_by_default():
+    # the shared server has no replica: off (the default) nothing waits; on, every write
+    # raises NotDurable, the read calls none
+    if IS_MICROPYTHON:
+        skip("host only")
+    srv = fleet_server.shared()
+    name = fleet_server.fresh_name("norep")
+    q = FleetQueue(srv.client(), name, 8)
+    assert q.push(1, 1) == 0 and q.num_replicas == 0 and q.waitaof is None
+    e = raises(NotDurable, lambda: FleetQueue(srv.resp(), name, 8, num_replicas=1, wait_timeout=50))
+    assert e.op == "open" and e.acked == 0
+    q.conn = srv.resp()
+    q.num_replicas, q.wait_timeout = 1, 50
+    assert len(q) == 1 and q.tickets() and q.info()["queued"] == 1 and q.peek() == 1
+    raises(NotDurable, q.pop)
+    q.num_replicas = 0
+    assert q.pop() == 1  # the pending pop, replayed
+    raises(QueueEmpty, q.pop)
+
+
+def test_cluster_waits_on_the_slot_owner():
+    # A 3-master cluster without replicas: WAIT goes to the node that owns the queue's
+    # slot, on the connection that made the write (no CROSSSLOT, no random node): NotDurable
+    # with 0 replicas, the push applied there once, and its retry replayed.
+    if IS_MICROPYTHON:
+        skip("starts a cluster (host only)")
+    with fleet_server.Cluster(3) as cl:
+        rc = cl.client(socket_timeout=5)
+        q = FleetQueue(rc, "durc", 8)
+        raises(NotDurable, lambda: FleetQueue(rc, "durc", num_replicas=1, wait_timeout=50))
+        d = FleetQueue(rc, "durc")
+        d.num_replicas, d.wait_timeout = 1, 50
+        e = raises(NotDurable, d.push, 5, 1)
+        assert (e.op, e.job_id, e.acked) == ("push", 5, 0)
+        raises(NotDurable, d.push, 5, 1)
+        assert [t[0] for t in q.tickets()] == [5]
+        rc.close()
