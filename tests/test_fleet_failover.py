@@ -47,9 +47,9 @@ def redis_py(ss, socket_timeout=5.0):
 
 def board(ss):
     # The board client with its list of sentinels (asked again at every reconnection).
-    import ticketq.resp as tqresp
+    import ticketq.sentinel
 
-    return tqresp.Redis(timeout=5, sentinels=ss.addresses, service=ss.service)
+    return ticketq.sentinel.Redis(ss.addresses, ss.service, timeout=5)
 
 
 def durable_kw(on):

@@ -75,16 +75,6 @@ except ImportError:  # MicroPython: no fork either
     getpid = None
 
 
-def _pause():
-    # 0.2 s between rounds of asking the sentinels
-    try:
-        from time import sleep_ms
-        sleep_ms(200)
-    except ImportError:  # CPython
-        from time import sleep
-        sleep(0.2)
-
-
 class RespError(Exception):
     """An error reply from the server (its text, e.g. "TQLAYOUT ticketq: ..."): the command
     was refused; the connection stays in step. Two are reworded so a person can act on them,
@@ -174,28 +164,13 @@ class Redis:
     """
     def __init__(self, host="127.0.0.1", port=6379, timeout=10, password=None, db=0, username=None,
                  max_bulk=MAX_BULK, max_items=MAX_ITEMS, max_depth=MAX_DEPTH, max_line=MAX_LINE,
-                 ca=None, server_hostname=None, sentinels=None, service=None):
+                 ca=None, server_hostname=None):
         """Nothing is connected until the first command. The max_* limits bound every reply;
         ``ca`` (DER bytes) turns TLS on (see the module's documentation). TypeError for a
         ``ca`` that is not bytes.
-
-        Sentinel: ``sentinels`` a list of (host, port) of Redis Sentinels and ``service`` the
-        master's name they monitor (both or neither: ValueError). Then host and port are
-        not used: every (re)connection asks the sentinels in turn (SENTINEL
-        get-master-addr-by-name), connects to the address the first one names and checks
-        that it says ROLE master; while none does (a failover under way) it asks again,
-        every 0.2 s, for up to ``timeout`` seconds, then raises OSError. A READONLY error
-        reply (a primary demoted under the client) closes the connection and raises
-        OSError, so the next command finds the new primary; the refused command did not
-        run. The sentinels are asked without a password.
         """
         if ca is not None and not isinstance(ca, bytes):
             raise TypeError("ca: the CA certificate as DER bytes")
-        if (sentinels is None) != (service is None) or (sentinels is not None and not sentinels):
-            raise ValueError("sentinels and service: both (a list of (host, port) and the master's "
-                             "name) or neither")
-        self.sentinels = [(str(h), int(p)) for h, p in sentinels] if sentinels else None
-        self.service = service
         self.host = host
         # TLS when a CA is given: the server's certificate must chain to this one CA (pinned;
         # no system store) and name server_hostname (default: host).
@@ -264,51 +239,8 @@ class Redis:
                    server_hostname=server_hostname)
 
     def connect(self):
-        """(Re)connect now: AUTH and SELECT as configured (with sentinels: to the primary
-        they name, see __init__). OSError if it cannot.
+        """(Re)connect now: AUTH and SELECT as configured. OSError if it cannot.
         """
-        if self.sentinels is None:
-            return self._connect()
-        rounds = int(self.timeout * 5) + 1
-        why = "no sentinel answered"
-        for r in range(rounds):
-            for h, p in self.sentinels:
-                try:
-                    a = self._ask(h, p)
-                except OSError as e:
-                    why = "sentinel %s:%d: %s" % (h, p, e)
-                    continue
-                if not a:
-                    why = "sentinel %s:%d knows no master %s" % (h, p, self.service)
-                    continue
-                self.host = a[0].decode()
-                self.port = int(a[1])
-                try:
-                    self._connect()
-                    role = self._command(("ROLE",))
-                except (OSError, RespError) as e:
-                    self.close()
-                    why = "%s:%d: %s" % (self.host, self.port, e)
-                    continue
-                if role and role[0] == b"master":
-                    return
-                self.close()
-                why = "%s:%d is not the master (a failover under way)" % (self.host, self.port)
-            if r + 1 < rounds:
-                _pause()
-        raise OSError("redis connection: no master for %s: %s" % (self.service, why))
-
-    def _ask(self, h, p):
-        # SENTINEL get-master-addr-by-name, on a connection of its own: [host, port] or None
-        c = Redis(h, p, min(self.timeout, 2))
-        try:
-            return c.execute_command("SENTINEL", "get-master-addr-by-name", self.service)
-        except RespError as e:
-            raise OSError(str(e))
-        finally:
-            c.close()
-
-    def _connect(self):
         self.close()
         ai = socket.getaddrinfo(self.host, self.port, 0, socket.SOCK_STREAM)[0]
         addr = ai[-1]
@@ -408,12 +340,8 @@ class Redis:
                     out.append(self._reply())
                 except RespError as e:  # read in full: the next reply is in step
                     out.append(e)
-            for r in out:
-                if isinstance(r, RespError):
-                    self._demoted(r)
             return out
-        except RespError as e:
-            self._demoted(e)
+        except RespError:
             raise
         except BaseException as e:
             # A half-read reply leaves the stream out of step: start again on a new socket.
@@ -423,14 +351,6 @@ class Redis:
             if isinstance(e, (OSError, KeyboardInterrupt)) or not isinstance(e, Exception):
                 raise
             raise OSError("redis connection: %r" % (e,))
-
-    def _demoted(self, e):
-        # Sentinel mode: READONLY means the primary was demoted under this connection; the
-        # command was refused (not run): OSError, so the caller sends it again and the next
-        # connection asks the sentinels for the new primary.
-        if self.sentinels is not None and str(e).startswith("READONLY"):
-            self.close()
-            raise OSError("redis connection: %s:%d is a replica now: %s" % (self.host, self.port, e))
 
     def _file(self):
         f = self._f

@@ -1,4 +1,4 @@
-from typing import Any, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Union
 
 MAX_BULK: int  # 65536, the default max_bulk
 MAX_ITEMS: int  # 4096
@@ -31,10 +31,6 @@ class Redis:
     """The pinned CA certificate (DER) for TLS; None: plain TCP."""
     server_hostname: Optional[str]
     """The name the server's certificate must carry (None: ``host``)."""
-    sentinels: Optional[List[Tuple[str, int]]]
-    """Sentinel mode: the sentinels asked for the primary at every (re)connection; None: host, port."""
-    service: Optional[str]
-    """Sentinel mode: the master's name the sentinels monitor."""
     connects: int
     """Connections made so far (1 after the first command; more after reconnects)."""
 
@@ -42,9 +38,7 @@ class Redis:
                  password: Optional[str] = None, db: int = 0,
                  username: Optional[str] = None, max_bulk: int = 65536,
                  max_items: int = 4096, max_depth: int = 4, max_line: int = 1024,
-                 ca: Optional[bytes] = None, server_hostname: Optional[str] = None,
-                 sentinels: Optional[Sequence[Tuple[str, int]]] = None,
-                 service: Optional[str] = None) -> None:
+                 ca: Optional[bytes] = None, server_hostname: Optional[str] = None) -> None:
         ...
 
     @classmethod
