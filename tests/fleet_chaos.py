@@ -66,14 +66,14 @@ class Load:
             k += " " + str(e).split(" ")[0]
         with self.lock:
             self.errors[k] = self.errors.get(k, 0) + 1
-            self.samples.setdefault(k, str(e)[:300])
+            self.samples.setdefault(k, "%s: %s" % (threading.current_thread().name, str(e)[:300]))
 
     def start(self):
         self.queue(0)  # made once, before any client runs (max_deliveries 0: never dead)
         for p in range(self.np):
-            self.threads.append(threading.Thread(target=self._produce, args=(p,), daemon=True))
+            self.threads.append(threading.Thread(target=self._produce, args=(p,), daemon=True, name="p%d" % p))
         for c in range(self.nc):
-            self.threads.append(threading.Thread(target=self._consume, args=(c,), daemon=True))
+            self.threads.append(threading.Thread(target=self._consume, args=(c,), daemon=True, name="c%d" % c))
         for t in self.threads:
             t.start()
         return self
@@ -194,7 +194,10 @@ def check(load, lease_ms=None):
     pops = {}
     for p in load.pops:
         pops.setdefault(p[0], []).append(p)
-    lost = sorted(i for i in load.pushed if i not in acked and i not in load.end)
+    # an ack that raised (a network error once the retries were spent) may have run: its
+    # ticket gone is no loss (the client was not told it was acked, nor that it was not)
+    maybe = set(x[0] for x in load.unknown_ack)
+    lost = sorted(i for i in load.pushed if i not in acked and i not in load.end and i not in maybe)
     twice = sorted(i for i, v in acked.items() if len(v) > 1)
     phantom = sorted(i for i in pops if i not in load.pushed and i not in load.unknown_push)
     double = []
@@ -217,12 +220,20 @@ def check(load, lease_ms=None):
     return {"pushed": len(load.pushed), "unknown_push": len(load.unknown_push), "pops": len(load.pops),
             "acked": len(acked), "unknown_ack": len(load.unknown_ack), "end": len(load.end),
             "lost": lost, "twice": twice, "double": double, "came_back": came_back, "phantom": phantom,
-            "errors": dict(load.errors), "samples": dict(load.samples)}
+            "errors": dict(load.errors), "samples": dict(load.samples),
+            "history": dict((i, history(load, i)) for i in (lost + twice)[:5])}
+
+
+def history(load, i):
+    # everything the clients logged about ticket i, for a failure's message
+    return {"push": load.pushed.get(i), "pops": [p for p in load.pops if p[0] == i],
+            "acks": [a for a in load.acks if a[0] == i],
+            "unknown_acks": [a for a in load.unknown_ack if a[0] == i]}
 
 
 def summary(r):
     # one line for the test's output and docs/fleet.md's table
-    return ("pushed %d (+%d unknown), pops %d, acked %d, left %d; lost %d, acked twice %d, "
+    return ("pushed %d (+%d unknown), pops %d, acked %d (+%d unknown), left %d; lost %d, acked twice %d, "
             "held twice %d, came back %d, phantom %d; client errors %s" % (
-                r["pushed"], r["unknown_push"], r["pops"], r["acked"], r["end"], len(r["lost"]),
+                r["pushed"], r["unknown_push"], r["pops"], r["acked"], r["unknown_ack"], r["end"], len(r["lost"]),
                 len(r["twice"]), len(r["double"]), len(r["came_back"]), len(r["phantom"]), r["errors"]))

@@ -59,7 +59,10 @@ def chaos(durable):
 
         def progress(what):
             n = len(load.acks)
-            fleet_ha.wait_for(lambda: len(load.acks) >= n + 100, "the clients to make progress " + what)
+            try:
+                fleet_ha.wait_for(lambda: len(load.acks) >= n + 100, "the clients to make progress " + what)
+            except AssertionError as e:
+                raise AssertionError("%s: the clients met %r, e.g. %r" % (e, load.errors, load.samples))
 
         slot = key_slot(("{%s}" % name).encode())
         progress("at first")
@@ -90,7 +93,7 @@ def test_cluster_kill_failover_and_slot_move_durable_lose_nothing():
     r = chaos(True)
     assert r["pushed"] > 0 and r["acked"] > 0
     for k in ("lost", "twice", "double", "came_back", "phantom"):
-        assert not r[k], (k, r[k][:5])
+        assert not r[k], (k, r[k][:5], r["history"], r["samples"])
 
 
 def test_cluster_kill_failover_and_slot_move_not_durable_measured():

@@ -96,7 +96,7 @@ def chaos(durable):
            "sentinel, durability %s, %s: %d failovers (s from SIGKILL: %s), %.0f s; %s" % (
                "on" if durable else "off", fleet_server.server_kind(), len(took), took,
                time.monotonic() - t0, fleet_chaos.summary(r)))
-    print(r["samples"])
+    print(r["samples"], r["history"])
     return r
 
 
@@ -105,7 +105,7 @@ def test_sentinel_failovers_durable_lose_nothing():
     r = chaos(True)
     assert r["pushed"] > 0 and r["acked"] > 0
     for k in ("lost", "twice", "double", "came_back", "phantom"):
-        assert not r[k], (k, r[k][:5])
+        assert not r[k], (k, r[k][:5], r["history"], r["samples"])
 
 
 def test_sentinel_failovers_not_durable_measured():
