@@ -201,3 +201,54 @@ def test_cluster_waits_on_the_slot_owner():
         raises(NotDurable, d.push, 5, 1)
         assert [t[0] for t in q.tickets()] == [5]
         rc.close()
+
+
+BOARD = """
+from ticketq.resp import Redis
+from ticketq.fleet import FleetQueue, NotDurable
+port, name, phase = int(ARGS[0]), ARGS[1], ARGS[2]
+if phase == "ok":
+    q = FleetQueue(Redis("127.0.0.1", port), name, 8, num_replicas=1, wait_timeout=300)
+else:  # opened with durability off (the replica is stopped: a durable open would raise)
+    q = FleetQueue(Redis("127.0.0.1", port), name)
+    q.num_replicas = 1
+if phase == "ok":
+    print("ok", q.waitaof[0], q.push(4, 1), q.pop(60000), q.ack(q.last_lease))
+else:
+    try:
+        q.push(5, 2)
+        print("no error")
+    except NotDurable as e:
+        print("notdurable", e.op, e.job_id, e.seq, e.acked, e.asked)
+"""
+
+
+def test_durable_on_the_micropython_unix_port():
+    # The board client as a board runs it: ticketq.resp's execute_many and FleetQueue's
+    # durable path on the 32-bit MicroPython unix port, against the replicated primary.
+    rs = replicated(1)
+    import os
+    import subprocess
+    import sys
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path.insert(0, os.path.join(os.path.dirname(here), "tools"))
+    from ticketq_tools import mpunix
+
+    exe, how = mpunix.find()
+    if exe is None:
+        skip("no MicroPython unix port: %s" % how)
+    rs.primary.client()  # the library loaded
+    env = dict(os.environ, MICROPYPATH=mpunix.micropypath())
+
+    def board(name, phase):
+        p = subprocess.run([exe, "-c", "ARGS = %r\n" % ([str(rs.primary.port), name, phase],) + BOARD],
+                           env=env, capture_output=True, text=True, timeout=60)
+        assert p.returncode == 0, p.stdout + p.stderr
+        return p.stdout.split()
+
+    name = fleet_server.fresh_name("mpd")
+    assert board(name, "ok") == ["ok", str(has_waitaof()), "0", "4", "True"]
+    with rs.paused(0):
+        assert board(name, "stopped") == ["notdurable", "push", "5", "1", "0", "1"]
+    assert [t[0] for t in FleetQueue(rs.primary.client(), name).tickets()] == [5]

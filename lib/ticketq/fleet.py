@@ -91,7 +91,8 @@ QueueFull, LaneFull, LanesFull, QueueEmpty as the board classes raise them; Flee
 message starts with the server's code: TQNOQUEUE, TQCONFIG, TQLAYOUT, TQKIND, TQTYPE,
 TQSTALE, TQEXHAUSTED, TQEXPIRED, TQARG) when the server or the queue is not what this client
 expects, the queue unchanged; a network error (OSError, redis-py's ConnectionError) once
-the retries are spent.
+the retries are spent; NotDurable (a FleetError) with num_replicas >= 1 when the replicas
+did not confirm a write in time (the write was applied on the primary: see NotDurable).
 
 Cost: one network round trip per call (a batch: one for up to 4096 items); in the server
 push, pop, remove and ack are O(log n) (sorted sets), tickets and info O(n). This module
@@ -172,7 +173,7 @@ class NotDurable(FleetError):
     """
     def __init__(self, msg, op, reply=None, call=None, job_id=None, seq=None, lease=None,
                  asked=0, acked=0, aof=None, timeout_ms=0):
-        FleetError.__init__(self, msg)
+        super().__init__(msg)  # (MicroPython: no Exception.__init__ to call by name)
         self.op = op
         self.reply = reply
         self.call = call
@@ -284,9 +285,10 @@ class FleetQueue:
         replica fsyncs); otherwise NotDurable (the write was applied on the primary; the
         same call again is its replay-safe retry: see NotDurable). wait_timeout: ms,
         1..2**30-1 (WAIT's 0, block for ever, is refused), default 1000; keep it below the
-        client's socket timeout (ticketq.resp: 10 s). An ACL user needs +wait, +waitaof and
-        +info besides its functions (fleetctl grant --durable). Cost: the replicas' round
-        trip on every write (docs/fleet-bench.md, "Durable writes").
+        client's socket timeout (ticketq.resp: 10 s); a write that is not confirmed takes up
+        to 2 x wait_timeout (WAIT, then WAITAOF). An ACL user needs +wait, +waitaof (where
+        it exists) and +info besides its functions (fleetctl's roles do not grant them).
+        Cost: the replicas' round trip on every write (docs/fleet-durable.md).
         """
         if isinstance(conn, (str, bytes)):
             raise TypeError("conn: a client, not a URL: FleetQueue(redis.Redis.from_url(url), "
@@ -415,6 +417,7 @@ class FleetQueue:
         # its error, or NotDurable.
         n, t = self.num_replicas, self.wait_timeout
         ask = None
+        last = FleetError("TQMOVED ticketq: the queue's slot kept moving (5 redirections)")
         for _ in range(5):
             if self.waitaof is None:
                 self.waitaof = self._detect()
@@ -428,19 +431,20 @@ class FleetQueue:
             if not isinstance(r, Exception):
                 self._confirm(a, r, res[1], res[2] if len(res) > 2 else None)
                 return r
+            last = r
             kind = type(r).__name__
             if kind == "MovedError":
                 self._refresh()
                 ask = None
             elif kind == "AskError":
-                ask = (r.host, r.port)
+                ask = (getattr(r, "host", None), getattr(r, "port", None))
             elif kind in ("TryAgainError", "ClusterDownError"):
                 import time
                 time.sleep(0.05)
                 self._refresh()
             else:
                 raise r
-        raise r
+        raise last
 
     def _confirm(self, a, r, w, f):
         # NotDurable unless WAIT counted num_replicas and WAITAOF (if sent) 1 and them.
@@ -477,8 +481,9 @@ class FleetQueue:
         elif acked < n:
             why = "WAIT %d %d: %d of %d replicas acknowledged it" % (n, self.wait_timeout, acked, n)
         else:
+            f2 = aof or (0, 0)
             why = "WAITAOF 1 %d %d: fsynced locally %d, by %d of %d replicas" % (
-                n, self.wait_timeout, aof[0], aof[1], n)
+                n, self.wait_timeout, f2[0], f2[1], n)
         raise NotDurable("TQNOTDURABLE ticketq: %s ran on the primary of %s but may be lost in a "
                          "failover (%s; call %s): make the same call again to wait again, it is "
                          "replayed, not applied twice" % (what, self.keys[0][:-5], why, call),
