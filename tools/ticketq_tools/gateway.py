@@ -60,6 +60,13 @@ its exit code (below).
 
 URLs are printed with their password hidden, as redis-cli does: redis://:***@host:port/db.
 
+Redis Sentinel: --sentinel HOST:PORT (once per sentinel) with --service NAME (the master's
+name they monitor) finds the primary through them (redis-py's Sentinel.master_for): every
+new connection asks the sentinels again, so after a failover the gateway's next attempt
+reaches the new primary ("== fleet unreachable" / "== fleet back" meanwhile); --url then
+gives only the user, password and db. A Redis Cluster is not followed (no MOVED/ASK):
+give --url the master that owns the queue's slot.
+
 Setup tries the fleet with one PING first (a 1 s connect, no retries), so a refused server,
 a wrong password or a missing queue or library is one line at once. Every --names key must
 be a fleet job id (decimal, 0..2**30-1) and every name a workload job name
