@@ -99,11 +99,12 @@ def install(conn, version=None):
                            "again once the cluster is healthy" % (bad[0][1], ",".join(bad[0][2])))
     name = None
     for node_id, addr, flags in masters:
-        c = _node_client(conn, addr)
+        c = _node_client(conn, addr, flags)
         try:
             name = c.execute_command("FUNCTION", "LOAD", "REPLACE", text)
         finally:
-            c.close()
+            if c is not conn:
+                c.close()
     return name.decode() if isinstance(name, bytes) else name
 
 
@@ -134,12 +135,15 @@ def missing(conn, version=None):
     """The nodes (every master and replica of a cluster; else the one server) where the
     ticketq library of `version` is not loaded: ["host:port", ...], [] when all have it."""
     lib = "ticketq_%d" % (fleet.VERSION if version is None else version)
-    nodes = [n[1] for n in cluster_nodes(conn) if not set(n[2]) & {"fail", "noaddr", "handshake"}]
+    nodes = [n for n in cluster_nodes(conn) if not set(n[2]) & {"fail", "noaddr", "handshake"}]
     out = []
     if not nodes and hasattr(conn, "max_bulk"):  # ticketq.resp: a client with deeper limits
-        nodes = ["%s:%d" % (conn.host, conn.port)]
-    for addr in nodes or [None]:
-        c = conn if addr is None else _node_client(conn, addr)
+        nodes = [(None, "%s:%d" % (conn.host, conn.port), [])]
+    for node in nodes or [None]:
+        addr = node and node[1]
+        c = conn if addr is None else _node_client(conn, addr, node[2])
+        if c is conn and hasattr(conn, "max_bulk"):
+            c = _node_client(conn, "%s:%d" % (conn.host, conn.port))
         try:
             r = c.execute_command("FUNCTION", "LIST", "LIBRARYNAME", lib)
         finally:
@@ -150,11 +154,16 @@ def missing(conn, version=None):
     return out
 
 
-def _node_client(conn, addr):
+def _node_client(conn, addr, flags=()):
     # A client of one node "host:port", with conn's credentials and timeouts (redis-py's,
-    # a RedisCluster's, or ticketq.resp's).
+    # a RedisCluster's, or ticketq.resp's). The node conn itself reaches ("myself": a lone
+    # node that never met another lists itself without an address): conn.
+    if "myself" in flags and getattr(conn, "get_nodes", None) is None and not hasattr(conn, "max_bulk"):
+        return conn
     host, port = addr.rsplit(":", 1)
     port = int(port)
+    if not host:  # ticketq.resp's lone node: its own address
+        host = conn.host
     if hasattr(conn, "execute_many") or hasattr(conn, "max_bulk"):  # ticketq.resp.Redis
         import ticketq.resp as tqresp
 
