@@ -17,7 +17,7 @@ metadata(
 package(
     "ticketq",
     files=["__init__.py", "aio.py", "audit.py", "core.py", "fleet.py", "keyed.py", "lanes.py",
-           "resp.py", "ticks.py"],
+           "resp.py", "sentinel.py", "ticks.py"],
     base_path="lib",
 )
 # The deprecated 0.1.0 flat names (lib/ticketq_*.py, kept one release for file installs:

@@ -424,7 +424,15 @@ class FleetQueue:
             cmds = [a, ("WAIT", n, t)]
             if self.waitaof[0] and self.waitaof[1]:
                 cmds.append(("WAITAOF", 1, n, t))
-            res = self._pipe(cmds, ask)
+            try:
+                res = self._pipe(cmds, ask)
+            except Exception as e:
+                if _net(e):  # a cluster's node gone (failover): its slot map read again
+                    try:
+                        self._refresh()
+                    except Exception:
+                        pass
+                raise
             if ask is not None:
                 res = res[1:]  # ASKING's +OK
             r = res[0]
@@ -497,6 +505,11 @@ class FleetQueue:
         w, i = res
         if isinstance(w, Exception):
             m = str(w).lower()
+            if "replica" in m:
+                # a replica now (a failover; a cluster's slot map out of date): nothing ran;
+                # a network error, so the call is sent again on a new connection (and map)
+                self._refresh()
+                raise OSError("durable write: the node reached is a replica now: %s" % w)
             if "unknown command" not in m:
                 raise w  # NOPERM (an ACL user without +waitaof) and the like: say so
             has = False

@@ -57,3 +57,11 @@ class Redis:
 
     def execute_many(self, commands: Sequence[Sequence[Union[bytes, str, int]]]) -> List[Any]:
         ...
+
+    # for subclasses (ticketq.sentinel.Redis): one command on the open connection, no lock
+    # taken; send encoded commands and read n replies (0: one reply)
+    def _command(self, args: Sequence[Union[bytes, str, int]]) -> Any:
+        ...
+
+    def _send(self, data: bytes, n: int = 0) -> Any:
+        ...
