@@ -100,6 +100,6 @@ try:
     _m = getattr(sys, "modules", {})
     if _m.get("ticketq.viper", 0) is None or _m.get("ticketq_viper", 0) is None:
         raise ImportError("ticketq.viper blocked in sys.modules")
-    from ticketq.viper import TicketQueue, PATH, WHY
+    from ticketq.ccore import TicketQueue, PATH, WHY
 except (ImportError, Exception) as e:
     WHY = str(e)  # why not viper (None when it is): its import's error, self-check included
