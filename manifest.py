@@ -16,7 +16,7 @@ metadata(
 # files= takes every .py of the folder, ticketq/viper.py with it.
 package(
     "ticketq",
-    files=["__init__.py", "aio.py", "audit.py", "core.py", "fleet.py", "keyed.py", "lanes.py",
+    files=["__init__.py", "aio.py", "audit.py", "ccore.py", "core.py", "fleet.py", "keyed.py", "lanes.py",
            "resp.py", "ticks.py"],
     base_path="lib",
 )

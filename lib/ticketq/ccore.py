@@ -163,6 +163,7 @@ if Core is not None:
     if WHY is None:
         PATH = "c"
     else:
+        WHY = "no C core: " + WHY
         Core = None
 if Core is None:
     from ticketq.viper import TicketQueue, PATH  # raises where viper does not load
