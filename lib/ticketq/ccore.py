@@ -4,14 +4,17 @@
 # ticketq keeps ticketq.core's bytecode class) the bytecode path. ticketq imports it at its
 # bottom; PATH says which ("c" or "viper"), WHY why not the faster one (None on the C path).
 #
-# The C class: class TicketQueue(_ticketq.Core, ticketq.core.TicketQueue). Core (C) has push,
-# pop, peek, remove, full, clear, len and bool; everything else is the bytecode class's
-# (repr, and audit's reads). The scalar fields live in one array('i'), self._s, at
-# ticketq.viper's slot numbers, so the C code reads them at machine speed and the Python
-# side reads and writes them as the same attributes as ever (properties below); the heap is
-# ticketq.core's two arrays _k, _d, slot for slot, so ticketq.audit reads it unchanged.
-# Core keeps pointers to the three arrays' items (_bind): they live as long as the queue
-# and are never replaced or resized.
+# The C class is _ticketq.TicketQueue itself, a native type (a Python subclass would cost
+# more in method lookups than the whole C push+pop: docs/c-core.md): construction, push,
+# pop, peek, remove, full, clear, len, bool, repr and the attributes (capacity, aging, trace,
+# digest, last_priority, last_seq, and the internal _k, _d, _s, _n, _nxt, _lim, _nb, _left
+# that ticketq.audit and the tests read) are C. The heap is ticketq.core's two arrays _k, _d,
+# slot for slot; the scalar fields are the words of a third array _s at ticketq.viper's slot
+# numbers. What it takes from here: ticketq.core's checker (_int) and error helper (_err) and
+# its two preallocated exceptions, so that every error is the reference's own (type, message,
+# MemoryError under heap_lock, the same QueueFull and QueueEmpty classes).
+# Unlike the Python classes it is no subclass of ticketq.core.QueueBase, and takes no other
+# attributes (AttributeError).
 #
 # Forcing a path (tests, benchmarks), before the first `import ticketq`:
 #   sys.modules["_ticketq"] = None        no C core: viper (or bytecode)
@@ -21,7 +24,7 @@ native .mpy or built into the firmware: docs/c-core.md) where it loads and passe
 self-check, else ticketq.viper's class. ``ticketq`` imports it at its bottom; anything it
 raises keeps the bytecode class (``ticketq.WHY`` says what). Not a module to import directly.
 
-Same contract as ticketq.core's class (the C class subclasses it): same order, digest,
+Same contract as ticketq.core's class: same order, digest,
 errors (ticketq.core's own exception classes and checker), renumbering, aging and 0 B per
 operation; O(log n) push and pop, O(1) peek and len, O(n) remove.
 """
@@ -29,29 +32,21 @@ import sys
 from array import array
 from ticketq.core import TicketQueue as BytecodeQueue, _int, _err, _FULL, _EMPTY
 
-ABI = 1  # c/ticketq_core.c's TQ_ABI: _bind's arguments and the slots below
+ABI = 2  # c/ticketq_core.c's TQ_ABI: _setup's arguments and the slots of _s
 
 try:
     if getattr(sys, "modules", {}).get("_ticketq", 0) is None:
         raise ImportError("_ticketq blocked in sys.modules")
-    from _ticketq import Core
     import _ticketq
 
     if _ticketq.ABI != ABI:
         raise ImportError("_ticketq: ABI %r, not %d (rebuild the C core)" % (_ticketq.ABI, ABI))
+    _ticketq._setup((_err, _int, _FULL, _EMPTY, lambda n: array("i", range(n)),
+                     "job id", "priority", "capacity", "first_seq", "aging"))
+    Core = _ticketq.TicketQueue
 except Exception as e:  # noqa: BLE001 (no module, a foreign .mpy: ValueError ...)
     Core = None
     WHY = "no C core: %s" % e
-
-
-def _slot(i):
-    def get(self):
-        return self._s[i]
-
-    def put(self, v):
-        self._s[i] = v
-
-    return property(get, put)
 
 
 def _run(Q, out):
@@ -107,60 +102,9 @@ def selfcheck(Q):
 
 
 if Core is not None:
-    class TicketQueue(Core, BytecodeQueue):
-        # Core first: its push, pop, peek, remove, full, clear, len and bool win over the
-        # bytecode class's; the arguments are checked here, the C code is bound to the arrays.
-        def __init__(self, capacity, first_seq=0, aging=0):
-            super().__init__()  # constructs the C object (Core), which takes no arguments
-            capacity = _int(capacity, 1, 0x1000000, "capacity")
-            first_seq = _int(first_seq, 0, 0x3FFFFFFF, "first_seq")
-            aging = _int(aging, 0, 0x3FFFFFFF, "aging")
-            self.capacity = capacity
-            self._s = s = array("i", bytes(52))  # 13 slots, as ticketq.viper's
-            self._tr = None
-            self._k = array("i", range(capacity))
-            self._d = array("i", range(capacity))
-            s[1] = capacity
-            s[3] = 0x20000000  # _lim: tests narrow it to wrap the internal counter in a few pushes
-            s[4] = first_seq - 0x3FFFFFFF - 1  # _nb
-            s[8] = aging
-            s[10] = 1 if aging else 0
-            self._bind(self, s, self._k, self._d, _err, _int, _FULL, _EMPTY, "job id", "priority")
-            self.clear()
-
-        _n = _slot(0)
-        _nxt = _slot(2)
-        _lim = _slot(3)
-        _nb = _slot(4)
-        digest = _slot(5)
-        last_priority = _slot(6)
-        last_seq = _slot(7)
-        _left = _slot(9)
-
-        def _flag(self):
-            # slot 10: pop takes its slow tail (trace, aging) only when one is on
-            self._s[10] = 1 if self._tr is not None or self._s[8] else 0
-
-        def _get_aging(self):
-            return self._s[8]
-
-        def _set_aging(self, v):
-            self._s[8] = v
-            self._flag()
-
-        aging = property(_get_aging, _set_aging)
-
-        def _get_trace(self):
-            return self._tr
-
-        def _set_trace(self, t):
-            self._tr = t
-            self._flag()
-
-        trace = property(_get_trace, _set_trace)
-
-    WHY = selfcheck(TicketQueue)
+    WHY = selfcheck(Core)
     if WHY is None:
+        TicketQueue = Core
         PATH = "c"
     else:
         WHY = "no C core: " + WHY
