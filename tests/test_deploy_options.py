@@ -71,7 +71,7 @@ def test_the_microbit_gets_the_library_without_its_version_line():
         assert ("__version__" in text) == (name != "microbit"), name
         # ticketq.WHY's assignment and the `as e` that feeds it: not on the micro:bit
         assert ("WHY = str(e)" in text and " as e:" in text) == (name != "microbit"), name
-        assert ("from ticketq.viper import TicketQueue, PATH, WHY" in text) == (name != "microbit")
+        assert ("from ticketq.ccore import TicketQueue, PATH, WHY" in text) == (name != "microbit")
         assert "from ticketq.core import TicketQueue" in text  # the queue itself: ticketq/core.py
         assert '"""' not in text and "A *ticket* is" not in text  # no docstring on a source board
     board = [i for i in deploy.plan(deploy.read_profile("microbit")) if i.name == "board.py"][0]
