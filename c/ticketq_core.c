@@ -35,7 +35,7 @@
 // bad argument (same type and message; MemoryError under heap_lock, as the Python path) and
 // _err for QueueFull/QueueEmpty (a fresh instance, or the preallocated one under heap_lock):
 // the same exception classes as ticketq.core's. Every value is a small int on a 32-bit port.
-// C99; no malloc but the Core object itself.
+// C99. All storage is allocated by the constructor (the object and its three arrays), none after.
 #include <stdint.h>
 #ifdef MICROPY_ENABLE_DYNRUNTIME
 #include "py/dynruntime.h"
