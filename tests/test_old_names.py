@@ -126,7 +126,8 @@ def test_the_old_names_catch_what_the_package_raises():
     assert ticketq_heap.oldest is core.oldest
     assert q.pop() == 7
     raises(ticketq_base.QueueEmpty, q.pop)
-    assert isinstance(q, ticketq_base.QueueBase)
+    # every Python queue class shares QueueBase; the C core's native type cannot (docs/c-core.md)
+    assert isinstance(q, ticketq_base.QueueBase) or ticketq.PATH == "c"
 
 
 def test_old_tick_names_keep_their_meaning():

@@ -138,6 +138,18 @@ def mk_tqb(cap, fill):
 t_tqb = t_tq
 
 
+def mk_tqv(cap, fill):
+    # the viper class, where the default is the C core (the unix-c run: docs/c-core.md)
+    from ticketq.viper import TicketQueue as V
+    q = V(cap)
+    for j in range(fill):
+        q.push(j, CLS[(j * 5) & 63])
+    return q
+
+
+t_tqv = t_tq
+
+
 # Single operations, for bytes allocated per operation (k of them, ids b .. b + k - 1).
 def k_push(q, k, b):
     c = CLS

@@ -7,6 +7,8 @@ boards/microbit-frozen/board.py's FROZEN frozen into flash as 1.9.2 bytecode.
     tools/firmware microbit --force    # build again even if the cache has it
     tools/firmware microbit --info     # the build's sizes: text, frozen modules, file system
     tools/firmware microbit --verify   # build twice from scratch: the same sha256, or exit 1
+    tools/firmware natmod [ARCH ...]   # the C core as a native .mpy per architecture
+                                       # (tools/ticketq_tools/ccore.py, docs/c-core.md)
 
 The .hex is what a user drags onto the MICROBIT drive (docs/microbit.md). Steps:
 1. the 1.9.2 `mpy-cross` from ../shared/mcu/micropython-1.9.2.tar.xz (built once, cached);
@@ -362,6 +364,10 @@ def for_emulator(which, log=print):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["natmod"]:  # the C core's native .mpy per architecture (issue 33)
+        from ticketq_tools import ccore
+        return ccore.main(argv[1:])
     p = argparse.ArgumentParser(prog="tools/firmware", description=__doc__.split("\n")[0],
                                 epilog="The .hex goes onto the MICROBIT drive: docs/microbit.md.")
     p.add_argument("board", choices=["microbit"], help="the board (the BBC micro:bit v1)")

@@ -29,9 +29,11 @@ Install routes (how the library reaches the board):
                   route tools/deploy.py takes for rp2/esp32/stm32) on a firmware with nothing
                   of ticketq frozen (the frozen-nv one, mounted first on sys.path)
     mount         lib/'s modules as source over `mpremote mount`, compiled on the board
+    natmod        the mpy route plus the C core's native .mpy for TARGET (_ticketq.mpy,
+                  tools/firmware natmod: tools/ticketq_tools/ccore.py): ticketq's C path
 Paths: "viper" (ticketq's default where ticketq.viper imports) and "bytecode"
 (sys.modules["ticketq.viper"] = None first, as tests/mprun.py --bytecode); frozen-nv has the
-bytecode path only.
+bytecode path only, natmod the C path ("c") only.
 
 The test modules run through tests/mprun.py on the board, from a folder mounted with
 `mpremote mount` that holds tests/ (and, by route, the library's .py or .mpy files, and
@@ -130,7 +132,7 @@ TARGETS = {
                 "#define MICROPY_EMIT_RV32_ZCMP      (0)")],
         qemu=["qemu-system-riscv32", "-machine", "virt", "-bios", "none", "-cpu", "rv32"]),
 }
-ROUTES = ["frozen", "frozen-nv", "mpy", "mount"]
+ROUTES = ["frozen", "frozen-nv", "mpy", "mount", "natmod"]
 QEMU_COMMON = ["-nographic", "-monitor", "null", "-semihosting"]
 
 
@@ -476,7 +478,13 @@ def stage_dir(target, route, dest, log=say):
                     f.write(data)
             elif fn.endswith(".txt"):
                 shutil.copyfile(src, os.path.join(dest, fn))
-    if route in ("mount", "mpy"):
+    if route == "natmod":  # the C core's .mpy for this ISA beside the package's .mpy files
+        from ticketq_tools import ccore
+        try:
+            shutil.copyfile(ccore.build(TARGETS[target]["march"], log=log), os.path.join(dest, "_ticketq.mpy"))
+        except ccore.NatmodError as e:
+            raise McuError("no C core for %s: %s" % (target, e))
+    if route in ("mount", "mpy", "natmod"):
         # every module of lib/ at its path under lib/: the package as ticketq/, the shims flat
         for rel in libnames.lib_files():
             src = os.path.join(ROOT, rel)
@@ -651,7 +659,7 @@ def parse(run, lines, rc):
 CONFORM = ["test_heaplock", "test_heaplock_all", "test_heaplock_guard", "test_lanes_heaplock",
            "test_lanes_keyed_heaplock",
            "test_deadline_heaplock", "test_wait_heaplock", "test_queue_api", "test_queue_errors",
-           "test_queue_badargs", "test_digest", "test_paths"]
+           "test_queue_badargs", "test_digest", "test_paths", "test_ccore_fuzz"]
 # The (route, path) pairs that run every test module (the rest run CONFORM): the frozen
 # firmware, as a board ships it, on both paths: one route per target and path. (Every
 # module on every route, --full, takes ~3x as long: over the 10 minutes the stage may add.)
@@ -659,7 +667,7 @@ FULL_ROUTES = [("frozen", "viper"), ("frozen", "bytecode")]
 
 
 def paths_of(route):
-    return ["bytecode"] if route == "frozen-nv" else ["viper", "bytecode"]
+    return ["bytecode"] if route == "frozen-nv" else ["c"] if route == "natmod" else ["viper", "bytecode"]
 
 
 def all_modules():
@@ -678,7 +686,7 @@ def compare(runs):
     """{label: {run name: outcome}} of every test whose outcome differs between the runs of
     one path (viper; bytecode, forced or frozen without viper) on any target or route."""
     diffs = {}
-    for path in ("viper", "bytecode"):
+    for path in ("viper", "bytecode", "c"):
         seen = {}
         for r in runs:
             if r.group != path:
@@ -802,6 +810,7 @@ def main(argv=None):
     s.add_argument("--route", action="append", choices=ROUTES)
     s.add_argument("--viper", dest="paths", action="append_const", const="viper", help="the viper path only")
     s.add_argument("--bytecode", dest="paths", action="append_const", const="bytecode", help="the bytecode path only")
+    s.add_argument("--c", dest="paths", action="append_const", const="c", help="the C path only (route natmod)")
     s.add_argument("--full", action="store_true", help="every test module on every route")
     s.add_argument("--jobs", "-j", type=int, default=2, help="emulators at a time (default 2)")
     s.add_argument("--verbose", "-v", action="store_true", help="every line the boards print")
@@ -830,7 +839,7 @@ def main(argv=None):
                                              "built" if os.path.isfile(path) else "not built"))
         elif a.cmd == "test":
             say("== microcontroller ISAs under QEMU (MicroPython 1c3c201 ports/qemu): tools/mcu.py test")
-            code, _ = stage(a.target or list(TARGETS), a.route or ROUTES, a.paths or ["viper", "bytecode"],
+            code, _ = stage(a.target or list(TARGETS), a.route or ROUTES, a.paths or ["viper", "bytecode", "c"],
                             a.full, a.modules, a.jobs, a.verbose)
             return code
         elif a.cmd == "mainjob":

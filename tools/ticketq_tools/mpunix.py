@@ -7,6 +7,9 @@
     python3 tools/mpunix.py --where               # which interpreter it would use, and why
     python3 tools/mpunix.py --bytecode ...        # ticketq's bytecode path forced (the
                                                   # default there is the viper one)
+    python3 tools/mpunix.py --c ...               # ticketq's C path: the C core's x86 .mpy
+                                                  # (tools/firmware natmod x86) on MICROPYPATH;
+                                                  # exit 2 if it cannot be built or does not load
     python3 tools/mpunix.py --serve [--home DIR]  # its REPL as a board for mpremote, at
                                                   # socket://127.0.0.1:PORT (until Ctrl-C, or
                                                   # a soft reset ends it: use `resume`)
@@ -201,6 +204,8 @@ def main(argv=None):
     p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--bytecode", action="store_true",
                    help="force ticketq's bytecode path (block ticketq.viper: ticketq's docstring, Hot paths)")
+    p.add_argument("--c", action="store_true",
+                   help="ticketq's C path: build the C core's x86 .mpy (cached) and put it on MICROPYPATH")
     p.add_argument("--serve", action="store_true",
                    help="serve the REPL as a stand-in board for mpremote at socket://127.0.0.1:PORT")
     p.add_argument("--home", default=".", help="with --serve: its HOME and working folder (default .)")
@@ -217,6 +222,15 @@ def main(argv=None):
             return 0
         print("== MicroPython unix port: ERROR, %s" % how, flush=True)
         return 2
+    if a.c:
+        if a.bytecode:
+            p.error("--c and --bytecode: one path at a time")
+        from ticketq_tools import ccore
+        try:
+            a.path.append(os.path.dirname(ccore.build("x86", log=lambda s: print(s, flush=True))))
+        except (ccore.NatmodError, ccore.mcu.McuError) as e:
+            print("== MicroPython unix port: ERROR, no C core to test: %s" % e, flush=True)
+            return 2
     # The path is asked of ticketq itself: a 64-bit port's default is bytecode, not viper.
     probe = ("import sys; print('%d.%d.%d' % sys.implementation.version[:3], 32 if sys.maxsize < 2**32 else 64)\n"
              + (libnames.block_viper() + "\n" if a.bytecode else "")
@@ -225,6 +239,12 @@ def main(argv=None):
                          env=dict(os.environ, MICROPYPATH=micropypath(a.path))).stdout.split()
     version = "%s, %s-bit" % tuple(out[:2]) if len(out) >= 2 else "(version unknown)"
     path = out[2] if len(out) == 3 else "unknown"
+    if a.c and path != "c":
+        # a C run that quietly ran another path would prove nothing about the C core
+        print("== MicroPython unix port: ERROR, --c but ticketq's path is %s (ticketq.WHY: %s)" % (
+            path, subprocess.run([exe, "-c", "import ticketq; print(ticketq.WHY)"], capture_output=True, text=True,
+                                 env=dict(os.environ, MICROPYPATH=micropypath(a.path))).stdout.strip()), flush=True)
+        return 2
     print("== MicroPython unix port %s (%s): %s; ticketq's %s" % (
         version, how, exe, "bytecode path forced, not the viper path" if a.bytecode
         else "default (%s) path" % path), flush=True)

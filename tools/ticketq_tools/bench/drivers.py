@@ -65,14 +65,22 @@ def batch(cmd, steps, timeout, **kw):
     return subprocess.CompletedProcess(cmd, proc.returncode, got["out"], "".join(got["err"]))
 
 
-def run_unix(steps, timeout):
-    """Run the "x" steps on the MicroPython unix port in one batch; [(step, ok, text)]."""
+def run_unix(steps, timeout, natmod=False):
+    """Run the "x" steps on the MicroPython unix port in one batch; [(step, ok, text)].
+    natmod: with the C core's x86 .mpy on the path (tools/firmware natmod x86, cached)."""
     from ticketq_tools import mpunix
 
     exe, how = mpunix.find()
     if exe is None:
         raise RunError("no MicroPython unix port: %s" % how)
-    env = dict(os.environ, MICROPYPATH=":".join([".frozen", os.path.join(ROOT, "lib"), HERE]))
+    extra = []
+    if natmod:
+        from ticketq_tools import ccore
+        try:
+            extra = [os.path.dirname(ccore.build("x86", log=lambda m: print("   " + m, file=sys.stderr, flush=True)))]
+        except (ccore.NatmodError, ccore.mcu.McuError) as e:
+            raise RunError("no C core: %s" % e)
+    env = dict(os.environ, MICROPYPATH=":".join([".frozen", os.path.join(ROOT, "lib"), HERE] + extra))
     p = batch([exe, os.path.join(HERE, "mp_worker.py")], steps, timeout, cwd=ROOT, env=env)
     if p.returncode:
         raise RunError("%s exited %d: %s" % (exe, p.returncode, (p.stderr or p.stdout).strip()[-800:]))
@@ -132,8 +140,8 @@ def run_qemu(interp, steps, timeout):
 
 def run_host(interp, steps, timeout):
     """Run the "x" steps on CPython or the VM in one batch; [(step, ok, text)]."""
-    if interp == "unix":
-        return run_unix(steps, timeout)
+    if interp in ("unix", "unix-c"):
+        return run_unix(steps, timeout, natmod=interp == "unix-c")
     if interp in QEMU:
         return run_qemu(interp, steps, timeout)
     if interp == "cpython":

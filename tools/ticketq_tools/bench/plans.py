@@ -25,6 +25,9 @@ def config(interp, quick):
     if interp == "vm":
         # 3000 pairs a call: a tuple baseline's garbage (96 KB) fits the free heap
         c.update(impls=["tq", "hqt", "hqi", "sl", "ph"], n=3000, warm=5000, long_n=20000)
+    if interp == "unix-c":
+        # the C core (default path there), the viper and bytecode classes, heapq: one process
+        c.update(impls=["tq", "tqv", "tqb", "hqt", "hqi"], n=20000, reps=7, warm=20000)
     if interp == "unix":
         # 20000 pairs a section, as issue 12 measured: the tuple baselines' garbage (640 KB)
         # fills the port's 1 MB heap, so their sections include the collections they cause

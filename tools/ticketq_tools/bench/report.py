@@ -50,9 +50,11 @@ def interp_version(interp, R, info):
     if interp == "vm":
         return "MicroPython %s (%s, npm @micropython/micropython-webassembly-pyscript %s) under Node %s" % (
             v[1] if v else "?", v[2] if v else "?", info.get("vm_pkg", "?"), info.get("node", "?"))
-    if interp == "unix":
-        return "MicroPython %s (%s port, 32-bit x86 build of ../shared/micropython, default 1 MB heap); " \
-               "ticketq.PATH %r by default" % (v[1] if v else "?", v[2] if v else "?", R["misc"].get("path"))
+    if interp in ("unix", "unix-c"):
+        return "MicroPython %s (%s port, 32-bit x86 build of ../shared/micropython, default 1 MB heap%s); " \
+               "ticketq.PATH %r by default" % (v[1] if v else "?", v[2] if v else "?",
+                                              ", the C core's x86 .mpy on its path" if interp == "unix-c" else "",
+                                              R["misc"].get("path"))
     if interp in QEMU:
         return "MicroPython %s (%s port, 1c3c201 built by tools/mcu.py, ticketq frozen with viper=True), in %s; " \
                "ticketq.PATH %r by default; QEMU time is not board time" % (
@@ -73,7 +75,7 @@ def headline(runs):
             mid = c["caps"][len(c["caps"]) // 2] if len(c["caps"]) > 1 else c["caps"][0]
             m = sp.get((mid, mid // 2))
             who = "ticketq" if x == "tq" else "ticketq with the bytecode path forced"
-            if x == "tq" and interp == "unix":
+            if x == "tq" and interp in ("unix", "unix-c"):
                 who = "ticketq (its default, %s path)" % runs[interp]["R"]["misc"].get("path")
             line = "**%s**: %s is %s the speed of %s (%s at %d queued of %d)" % (
                 TITLES[interp], who, span(sp), NAMES[c["base"]], "%.2fx" % m if m else "—", mid // 2, mid)
@@ -83,6 +85,14 @@ def headline(runs):
             else:
                 line += "; %s of the sorted list" % span(speedups(c, A, "sl"))
             out.append("- " + line + ".")
+        if interp == "unix-c":  # the C core against the other two classes, in the same process
+            mid = c["caps"][len(c["caps"]) // 2]
+            parts = []
+            for y in ("hqi", "hqt", "tqv", "tqb"):
+                m = speedups(c, A, y, "tq").get((mid, mid // 2)) if y in c["impls"] else None
+                parts.append("%s %s" % (NAMES[y], "%.2fx" % m if m else "—"))
+            out.append("- **%s**: the C core's speed, at %d queued of %d, against %s." % (
+                TITLES[interp], mid // 2, mid, ", ".join(parts)))
     mb = runs.get("microbit", {}).get("R")
     if mb:
         capq = mb["misc"].get(("cap", "tq"))
@@ -362,7 +372,8 @@ def report(runs, info, plot_rel, quick, notes):
         else:
             if imp is not None:
                 L.append("- RAM taken by `import ticketq`: %d B (%s)." % (
-                    imp, {"cpython": "tracemalloc", "unix": "gc.mem_alloc, before and after"}.get(
+                    imp, {"cpython": "tracemalloc", "unix": "gc.mem_alloc, before and after",
+                          "unix-c": "gc.mem_alloc, before and after"}.get(
                         interp, "gc.mem_alloc, before and after, each in its own runPython call")))
             env = R["misc"].get("env")
             if env:
