@@ -49,6 +49,32 @@ mcu.gpio[25].addListener((state) => {
   led = level;
 });
 
+// Flash writes: rp2040js 1.4.1 emulates the flash for reading only (XIP); a program or erase
+// through the bootrom's SSI routines leaves it unchanged, so the firmware's littlefs could
+// neither be made nor written (os.statvfs('/') all zeros, OSError 19 on writes). The two
+// bootrom functions that change flash are done here instead, with NOR semantics, when the
+// core reaches them: flash_range_erase(offs, count, ...) ('RE') sets bytes to 0xff,
+// flash_range_program(offs, data, count) ('RP') ANDs data in; then they return (PC = LR).
+// Their addresses come from the bootrom's own function table (a 16-bit pointer at 0x14 to
+// (code, address) pairs). Only the flash contents are modelled, not the time they take.
+const rom16 = (a) => (bootromB1[a >> 2] >>> ((a & 2) * 8)) & 0xffff;
+function romFunc(name) {
+  const code = name.charCodeAt(0) | (name.charCodeAt(1) << 8);
+  for (let p = rom16(0x14); rom16(p); p += 4) if (rom16(p) === code) return rom16(p + 2) & ~1;
+  throw new Error(`bootrom: no function ${name}`);
+}
+const ROM_ERASE = romFunc('RE'), ROM_PROGRAM = romFunc('RP');
+const flashSize = mcu.flash.length;
+function romFlashCall(core) {
+  const [offs, a1, a2] = core.registers;
+  if (core.PC === ROM_ERASE) {
+    mcu.flash.fill(0xff, offs, Math.min(flashSize, offs + a1));
+  } else {
+    for (let i = 0; i < a2 && offs + i < flashSize; i++) mcu.flash[offs + i] &= mcu.readUint8(a1 + i);
+  }
+  core.PC = core.LR & ~1;
+}
+
 const cdc = new USBCDC(mcu.usbCtrl);
 const pending = [];  // host -> device bytes, fed as the device's FIFO drains
 const feed = () => { while (pending.length && !cdc.txFIFO.full) cdc.sendSerialByte(pending.shift()); };
@@ -76,6 +102,8 @@ function run() {
       const dt = clock.nanosToNextAlarm;
       clock.tick(dt); i += dt / cycleNanos;
     } else {
+      const pc = core.PC;
+      if (pc === ROM_ERASE || pc === ROM_PROGRAM) romFlashCall(core);
       clock.tick(core.executeInstruction() * cycleNanos);
     }
     if ((i & 1023) === 0 && pending.length) feed();
