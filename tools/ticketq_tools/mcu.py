@@ -13,6 +13,11 @@ Targets (the emulated board, its ISA, the real boards whose code generation it p
     armv6m   QEMU microbit (nRF51) built as a true Cortex-M0: Thumb-1, like RP2040 (rp2, Pico)
     armv7m   QEMU mps2-an385, Cortex-M3: Thumb-2, like stm32 boards and RP2350 (Pico 2)
     rv32imc  QEMU virt, RV32IMC: like ESP32-C3 (esp32 profile on a C3); Xtensa is not proven
+    pico     the Raspberry Pi Pico itself (issue 32): MicroPython 1.28.0's rp2 port for RPI_PICO,
+             ticketq's firmware (tools/firmware rp2), in rp2040js (an RP2040 simulator from npm,
+             cycle-counted), its USB CDC on a pty (tools/ticketq_tools/pico.py). Not in the
+             default list (`test` and `mainjob` without --target run the QEMU ones): the pico
+             stage of tools/test runs it alone, `--target pico`.
 
 Firmware: MicroPython 1c3c201 (../shared/mcu/micropython-1c3c201.tar.xz) ports/qemu, with
 the recipe and flags of ../shared/mcu/README.md, Debian's gcc-arm-none-eabi and
@@ -130,6 +135,15 @@ TARGETS = {
                 "#define MICROPY_EMIT_RV32_ZCMP      (0)")],
         qemu=["qemu-system-riscv32", "-machine", "virt", "-bios", "none", "-cpu", "rv32"]),
 }
+# The emulated Raspberry Pi Pico: not QEMU, not built from ../shared/mcu, but the same routes,
+# paths and checks. Its firmware: tools/ticketq_tools/rp2.py (frozen: viper=True; frozen-nv
+# without viper: both with the worker and boards/rp2-frozen frozen as on a shipped Pico);
+# its mpy-cross the 1.28.0 tree's; its emulator tools/ticketq_tools/pico.py.
+TARGETS["pico"] = dict(
+    board="RPI_PICO", march="armv6m", emulator="rp2040js",
+    isa="RP2040, Cortex-M0+, armv6m (Thumb-1), in rp2040js",
+    proves="the Raspberry Pi Pico: the rp2 port's own firmware, ticketq frozen as tools/firmware rp2 ships it")
+QEMU_TARGETS = [t for t in TARGETS if "emulator" not in TARGETS[t]]
 ROUTES = ["frozen", "frozen-nv", "mpy", "mount"]
 QEMU_COMMON = ["-nographic", "-monitor", "null", "-semihosting"]
 
@@ -184,7 +198,7 @@ def tarball_sha():
 
 
 def flags_key(target, viper):
-    """Key of what make cannot see change (it does not track flags): the tree, the board,
+    """(QEMU targets.) Key of what make cannot see change (it does not track flags): the tree, the board,
     the flags, the compiler. Names the build folder, so that a change of flags builds
     afresh while a change of the frozen sources rebuilds only the frozen code."""
     t = TARGETS[target]
@@ -246,6 +260,24 @@ def _make(args, cwd, log):
     return time.monotonic() - t0
 
 
+def target_mpy_cross(target, log=say):
+    """The mpy-cross whose .mpy a target's firmware loads: the Pico's is its 1.28.0 tree's."""
+    if target == "pico":
+        from ticketq_tools import rp2
+
+        return _rp2(rp2.mpy_cross, log)
+    return mpy_cross(log)
+
+
+def _rp2(fn, *args, **kw):
+    from ticketq_tools import rp2
+
+    try:
+        return fn(*args, **kw)
+    except rp2.BuildError as e:
+        raise McuError("pico firmware: %s" % e)
+
+
 def mpy_cross(log=say, tree=None):
     """The mpy-cross built from the tarball's tree (cached per tarball), or from `tree` (a
     patched one: its firmware build needs its own, built first, as make would build it with
@@ -262,7 +294,11 @@ def mpy_cross(log=say, tree=None):
 
 def firmware(target, viper, log=say):
     """Path of firmware.elf for a target, with the manifest frozen (viper or not); built
-    unless the cache has it for this key."""
+    unless the cache has it for this key. (pico: the firmware.bin of tools/firmware rp2.)"""
+    if target == "pico":
+        from ticketq_tools import rp2
+
+        return _rp2(rp2.build, "rp2", viper, log=log)[0]["bin"]
     key = firmware_key(target, viper)
     out = os.path.join(CACHE, "fw", "%s-%s-%s.elf" % (target, "viper" if viper else "noviper", key))
     if os.path.isfile(out):
@@ -318,6 +354,15 @@ def qemu_command(target, elf):
     if not exe:
         raise McuError("%s not found: apt-get install -y %s" % (t["qemu"][0], " ".join(DEBIAN)))
     return [exe] + t["qemu"][1:] + QEMU_COMMON + ["-serial", "pty", "-kernel", elf]
+
+
+def emulator(target, fw):
+    """The emulated board for a target (not started): Qemu, or the Pico (rp2040js)."""
+    if target == "pico":
+        from ticketq_tools import pico
+
+        return pico.Pico(fw)
+    return Qemu(target, fw)
 
 
 def _answers(url):
@@ -462,7 +507,7 @@ def stage_dir(target, route, dest, log=say):
     # mpy-cross (no -march: none has native code): `mpremote mount` reads files at ~3 KB/s
     # from the emulated board, and source is ~2x the size and is compiled there as well.
     # A module that mpy-cross refuses goes as source, for the board to report it.
-    exe = mpy_cross(log)
+    exe = target_mpy_cross(target, log)
     for d in (TESTS, FIRMWARE):
         for fn in sorted(os.listdir(d)):
             src = os.path.join(d, fn)
@@ -572,7 +617,7 @@ def run_on_board(run, log=say, timeout=180, verbose=False):
         stage_dir(run.target, run.route, tmp, log)
         for batch in batches:
             for attempt in (1, 2):
-                with Qemu(run.target, elf) as q:
+                with emulator(run.target, elf) as q:
                     rc, lines = mpremote(q.url, "mount", tmp, "exec", PROBE % (mounted, block, batch),
                                          timeout=timeout, stdout=show)
                 # `mpremote mount` loses its framing when the host does not answer a request
@@ -700,7 +745,8 @@ def stage(targets, routes, paths, full=False, modules=None, jobs=2, verbose=Fals
     for t, v in need:
         firmware(t, v, log)
     if "mpy" in routes:
-        mpy_cross(log)
+        for t in targets:
+            target_mpy_cross(t, log)
     log("firmware ready in %.1f s (cache %s)" % (time.monotonic() - t0, CACHE))
     want = host_stream()
     runs = []
@@ -750,7 +796,7 @@ def stage(targets, routes, paths, full=False, modules=None, jobs=2, verbose=Fals
 
 # ---- the main job on each target, against the VM's
 
-QEMU_NAMES = {"armv6m": "qemu-armv6m", "armv7m": "qemu-armv7m", "rv32imc": "qemu-rv32"}
+QEMU_NAMES = {"armv6m": "qemu-armv6m", "armv7m": "qemu-armv7m", "rv32imc": "qemu-rv32", "pico": "pico"}
 
 
 def job_lines(argv, timeout=600):
@@ -794,7 +840,7 @@ def main(argv=None):
     p = argparse.ArgumentParser(description="ticketq on MicroPython's QEMU firmware: armv6m, armv7m, rv32imc.")
     sub = p.add_subparsers(dest="cmd", required=True)
     s = sub.add_parser("build", help="build the firmware (both freezes) and mpy-cross; cached")
-    s.add_argument("targets", nargs="*", help="armv6m, armv7m, rv32imc (default: all)")
+    s.add_argument("targets", nargs="*", help="armv6m, armv7m, rv32imc, pico (default: the QEMU ones)")
     s = sub.add_parser("where", help="the cache, each firmware's key and whether it is built")
     s = sub.add_parser("test", help="the stage: every target, route and path (see the module's doc)")
     s.add_argument("modules", nargs="*", help="test modules (default: CONFORM, all on FULL_ROUTES)")
@@ -816,28 +862,32 @@ def main(argv=None):
             for t in a.targets or []:
                 if t not in TARGETS:
                     p.error("no target %r (%s)" % (t, ", ".join(TARGETS)))
-            done, secs = build_all(a.targets or list(TARGETS))
+            done, secs = build_all(a.targets or QEMU_TARGETS)
             for (t, v), path in sorted(done.items()):
                 say("%-8s %-8s %s" % (t, "viper" if v else "no viper", path))
             say("mpy-cross %s" % mpy_cross())
             say("%.1f s" % secs)
         elif a.cmd == "where":
             say("cache %s (TICKETQ_MCU_CACHE), tarball %s" % (CACHE, TARBALL))
-            for t in TARGETS:
+            for t in QEMU_TARGETS:
                 for v in (True, False):
                     path = os.path.join(CACHE, "fw", "%s-%s-%s.elf" % (t, "viper" if v else "noviper", firmware_key(t, v)))
                     say("%-8s %-8s %s %s" % (t, "viper" if v else "no viper", path,
                                              "built" if os.path.isfile(path) else "not built"))
         elif a.cmd == "test":
-            say("== microcontroller ISAs under QEMU (MicroPython 1c3c201 ports/qemu): tools/mcu.py test")
-            code, _ = stage(a.target or list(TARGETS), a.route or ROUTES, a.paths or ["viper", "bytecode"],
+            if a.target == ["pico"]:
+                say("== the emulated Raspberry Pi Pico (rp2040js; MicroPython 1.28.0 rp2 port, ticketq's firmware: "
+                    "tools/firmware rp2): tools/mcu.py test --target pico")
+            else:
+                say("== microcontroller ISAs under QEMU (MicroPython 1c3c201 ports/qemu): tools/mcu.py test")
+            code, _ = stage(a.target or QEMU_TARGETS, a.route or ROUTES, a.paths or ["viper", "bytecode"],
                             a.full, a.modules, a.jobs, a.verbose)
             return code
         elif a.cmd == "mainjob":
             say("== the main job on each QEMU target against the VM's: tools/mcu.py mainjob")
-            return 1 if main_job(a.target or list(TARGETS)) else 0
+            return 1 if main_job(a.target or QEMU_TARGETS) else 0
         elif a.cmd == "serve":
-            with Qemu(a.target, firmware(a.target, not a.no_viper)) as q:
+            with emulator(a.target, firmware(a.target, not a.no_viper)) as q:
                 say("mpremote connect %s   (Ctrl-C stops it)" % q.url)
                 try:
                     while q.proc.poll() is None:
