@@ -29,6 +29,9 @@ the compiler's version: a warm run builds nothing. Builds run `make -j2`.
 
 Install routes (how the library reaches the board):
     frozen        frozen with viper=True (ticketq.viper frozen as native code)
+    frozen-c      frozen with viper=True, and ticketq's C core (c/ticketq_core.c, the module
+                  _ticketq) compiled into the firmware as a user C module (c/micropython.mk;
+                  on pico c/micropython.cmake): `import ticketq` takes the C path there
     frozen-nv     frozen without viper (bytecode only: ticketq.PATH is "bytecode")
     mpy           lib/'s modules (the package ticketq/ and the shims) compiled by mpy-cross -march=TARGET (deploy.mpy_compile, the
                   route tools/deploy.py takes for rp2/esp32/stm32) on a firmware with nothing
@@ -36,7 +39,9 @@ Install routes (how the library reaches the board):
     mount         lib/'s modules as source over `mpremote mount`, compiled on the board
 Paths: "viper" (ticketq's default where ticketq.viper imports) and "bytecode"
 (sys.modules["ticketq.viper"] = None first, as tests/mprun.py --bytecode); frozen-nv has the
-bytecode path only.
+bytecode path only; frozen-c runs the "c" path (ticketq's default where _ticketq is built in
+and passes ticketq.ccore's self-check; the run fails if ticketq took another path, or if
+_ticketq came from anywhere but the firmware).
 
 The test modules run through tests/mprun.py on the board, from a folder mounted with
 `mpremote mount` that holds tests/ (and, by route, the library's .py or .mpy files, and
@@ -144,7 +149,11 @@ TARGETS["pico"] = dict(
     isa="RP2040, Cortex-M0+, armv6m (Thumb-1), in rp2040js",
     proves="the Raspberry Pi Pico: the rp2 port's own firmware, ticketq frozen as tools/firmware rp2 ships it")
 QEMU_TARGETS = [t for t in TARGETS if "emulator" not in TARGETS[t]]
-ROUTES = ["frozen", "frozen-nv", "mpy", "mount"]
+ROUTES = ["frozen", "frozen-nv", "mpy", "mount", "frozen-c"]
+CDIR = os.path.join(ROOT, "c")
+# The user C module's files (make ports): staged into the cache before each build
+CMOD_FILES = ("micropython.mk", "ticketq_core.c")
+CMAKE = os.path.join(CDIR, "micropython.cmake")  # the same for the rp2 port's CMake
 QEMU_COMMON = ["-nographic", "-monitor", "null", "-semihosting"]
 
 
@@ -197,21 +206,31 @@ def tarball_sha():
     return _tar_sha[TARBALL]
 
 
-def flags_key(target, viper):
+def flags_key(target, viper, cmod=False):
     """(QEMU targets.) Key of what make cannot see change (it does not track flags): the tree, the board,
     the flags, the compiler. Names the build folder, so that a change of flags builds
     afresh while a change of the frozen sources rebuilds only the frozen code."""
     t = TARGETS[target]
-    return _sha(RECIPE, tarball_sha(), target, t["board"], viper, HEAP, " ".join(t["make_args"]()),
-                _tool_version(t["gcc"]), repr(t.get("patch")))[:12]
+    parts = [RECIPE, tarball_sha(), target, t["board"], viper, HEAP, " ".join(t["make_args"]()),
+             _tool_version(t["gcc"]), repr(t.get("patch"))]
+    if cmod:  # (only then: the keys of the builds without the C core stay what they were)
+        parts.append("user C module _ticketq")
+    return _sha(*parts)[:12]
 
 
-def firmware_key(target, viper):
-    """Key of a firmware: flags_key, manifest.py and every lib/ file it freezes."""
-    parts = [flags_key(target, viper), _file_sha(MANIFEST)]
+def firmware_key(target, viper, cmod=False):
+    """Key of a firmware: flags_key, manifest.py and every lib/ file it freezes (and with
+    cmod, the C core's files)."""
+    parts = [flags_key(target, viper, cmod), _file_sha(MANIFEST)]
     for rel in frozen_sources(viper):
         parts += [rel, _file_sha(os.path.join(ROOT, rel))]
+    for name in CMOD_FILES if cmod else ():
+        parts += [name, _file_sha(os.path.join(CDIR, name))]
     return _sha(*parts)[:16]
+
+
+def fw_name(viper, cmod=False):
+    return ("viper" if viper else "noviper") + ("-c" if cmod else "")
 
 
 @contextlib.contextmanager
@@ -292,15 +311,17 @@ def mpy_cross(log=say, tree=None):
     return exe
 
 
-def firmware(target, viper, log=say):
-    """Path of firmware.elf for a target, with the manifest frozen (viper or not); built
-    unless the cache has it for this key. (pico: the firmware.bin of tools/firmware rp2.)"""
+def firmware(target, viper, log=say, cmod=False):
+    """Path of firmware.elf for a target, with the manifest frozen (viper or not), and with
+    cmod the C core compiled in (USER_C_MODULES: c/micropython.mk); built unless the cache
+    has it for this key. (pico: the firmware.bin of tools/firmware rp2, with cmod
+    --user-c-module c/micropython.cmake.)"""
     if target == "pico":
         from ticketq_tools import rp2
 
-        return _rp2(rp2.build, "rp2", viper, log=log)[0]["bin"]
-    key = firmware_key(target, viper)
-    out = os.path.join(CACHE, "fw", "%s-%s-%s.elf" % (target, "viper" if viper else "noviper", key))
+        return _rp2(rp2.build, "rp2", viper, user_c_modules=(CMAKE,) if cmod else (), log=log)[0]["bin"]
+    key = firmware_key(target, viper, cmod)
+    out = os.path.join(CACHE, "fw", "%s-%s-%s.elf" % (target, fw_name(viper, cmod), key))
     if os.path.isfile(out):
         return out
     t = TARGETS[target]
@@ -313,30 +334,45 @@ def firmware(target, viper, log=say):
         man = os.path.join(CACHE, "fw", "manifest-%s.py" % ("viper" if viper else "noviper"))
         with open(man, "w") as f:
             f.write("include(%r%s)\n" % (MANIFEST, ", viper=True" if viper else ""))
-        build = "build-%s-%s-%s" % (target, "viper" if viper else "noviper", flags_key(target, viper))
-        log("building %s firmware (%s, %s) -> %s" % (target, t["board"], "viper" if viper else "no viper",
-                                                      os.path.relpath(out, CACHE)))
+        build = "build-%s-%s-%s" % (target, fw_name(viper, cmod), flags_key(target, viper, cmod))
+        log("building %s firmware (%s, %s%s) -> %s" % (
+            target, t["board"], "viper" if viper else "no viper", ", C core" if cmod else "",
+            os.path.relpath(out, CACHE)))
+        extra = [user_c_modules(build)] if cmod else []
         # The build folder is shared by every checkout on this machine (its C objects are
         # worth keeping), but not its frozen .mpy: makemanifest recompiles a module only when
         # its source is newer than the .mpy, and a clone whose lib/ is older than another
         # checkout's last build froze that checkout's ticketq.py (seen: an ImportError of a
         # module only the other branch had). They are compiled again on every build.
         shutil.rmtree(os.path.join(tree, "ports", "qemu", build, "frozen_mpy"), ignore_errors=True)
-        secs = _make(["BOARD=" + t["board"], "BUILD=" + build, "FROZEN_MANIFEST=" + man, HEAP] + t["make_args"](),
-                     os.path.join(tree, "ports", "qemu"), log)
+        secs = _make(["BOARD=" + t["board"], "BUILD=" + build, "FROZEN_MANIFEST=" + man, HEAP] + t["make_args"]()
+                     + extra, os.path.join(tree, "ports", "qemu"), log)
         tmp = out + ".tmp"
         shutil.copyfile(os.path.join(tree, "ports", "qemu", build, "firmware.elf"), tmp)
         os.replace(tmp, out)
-        log("built %s firmware (%s) in %.0f s" % (target, "viper" if viper else "no viper", secs))
+        log("built %s firmware (%s%s) in %.0f s" % (target, "viper" if viper else "no viper",
+                                                   ", C core" if cmod else "", secs))
     return out
+
+
+def user_c_modules(build):
+    """USER_C_MODULES=DIR for make, DIR holding ticketq/ (c/micropython.mk, c/ticketq_core.c),
+    copied afresh from c/ for this build folder: the folder is shared by every checkout and
+    make goes by dates, so a copy dated now is always newer than the object of another
+    checkout's build (it is compiled again, and its qstrs collected again: seconds)."""
+    d = os.path.join(CACHE, "cmod", build)
+    os.makedirs(os.path.join(d, "ticketq"), exist_ok=True)
+    for name in CMOD_FILES:
+        shutil.copyfile(os.path.join(CDIR, name), os.path.join(d, "ticketq", name))
+    return "USER_C_MODULES=" + d
 
 
 def build_all(targets, log=say):
     t0 = time.monotonic()
     done = {}
     for target in targets:
-        for viper in (True, False):
-            done[(target, viper)] = firmware(target, viper, log)
+        for viper, cmod in ((True, False), (False, False), (True, True)):
+            done[(target, fw_name(viper, cmod))] = firmware(target, viper, log, cmod)
     mpy_cross(log)
     return done, time.monotonic() - t0
 
@@ -495,7 +531,7 @@ def _mpremote(url, args, timeout, stdout):
 # ---- install routes: what a route mounts, and which firmware it runs on
 
 def route_firmware(target, route, log=say):
-    return firmware(target, route == "frozen", log)
+    return firmware(target, route in ("frozen", "frozen-c"), log, route == "frozen-c")
 
 
 def stage_dir(target, route, dest, log=say):
@@ -550,9 +586,18 @@ import ticketq
 def _w(n):
     m = sys.modules.get(n)
     return 'blocked' if m is None and n in sys.modules else getattr(m, '__file__', '?') if m else 'absent'
-print('ROUTE %%s %%s %%s %%s' %% (ticketq.PATH, _w('@MAIN@'), _w('@VIPER@'), sys.implementation._mpy >> 10))
+def _c():
+    # the C core: a built-in module is not in sys.modules and has no __file__
+    if sys.modules.get('_ticketq', 0) is None:
+        return 'blocked'
+    try:
+        import _ticketq
+    except ImportError:
+        return 'absent'
+    return getattr(_ticketq, '__file__', 'builtin')
+print('ROUTE %%s %%s %%s %%s %%s' %% (ticketq.PATH, _w('@MAIN@'), _w('@VIPER@'), sys.implementation._mpy >> 10, _c()))
 print('WHY %%s' %% getattr(ticketq, 'PATH_WHY', getattr(ticketq, 'WHY', '-')))
-del _w
+del _w, _c
 import mcu_stream
 print(mcu_stream.line())
 import mprun
@@ -668,6 +713,10 @@ def parse(run, lines, rc):
                 run.problems.append("ticketq came from %s, not the %s route" % (tq, run.route))
             if path == "viper" and not want_file(tv):  # (after a fallback it is not loaded)
                 run.problems.append("%s came from %s, not the %s route" % (libnames.VIPER, tv, run.route))
+            # the C core on frozen-c: built in (a module with no __file__), not a .mpy
+            tc = parts[5] if len(parts) > 5 else "?"
+            if run.route == "frozen-c" and tc != "builtin":
+                run.problems.append("_ticketq came from %s, not the firmware" % tc)
         elif line.startswith("STREAM "):
             if run.stream and run.stream != line:
                 run.problems.append("the op stream gave %s, then %s" % (run.stream, line))
@@ -704,7 +753,7 @@ FULL_ROUTES = [("frozen", "viper"), ("frozen", "bytecode")]
 
 
 def paths_of(route):
-    return ["bytecode"] if route == "frozen-nv" else ["viper", "bytecode"]
+    return ["bytecode"] if route == "frozen-nv" else ["c"] if route == "frozen-c" else ["viper", "bytecode"]
 
 
 def all_modules():
@@ -723,7 +772,7 @@ def compare(runs):
     """{label: {run name: outcome}} of every test whose outcome differs between the runs of
     one path (viper; bytecode, forced or frozen without viper) on any target or route."""
     diffs = {}
-    for path in ("viper", "bytecode"):
+    for path in ("viper", "bytecode", "c"):
         seen = {}
         for r in runs:
             if r.group != path:
@@ -741,9 +790,9 @@ def stage(targets, routes, paths, full=False, modules=None, jobs=2, verbose=Fals
     from concurrent.futures import ThreadPoolExecutor
 
     t0 = time.monotonic()
-    need = sorted({(t, r == "frozen") for t in targets for r in routes})
-    for t, v in need:
-        firmware(t, v, log)
+    need = sorted({(t, r in ("frozen", "frozen-c"), r == "frozen-c") for t in targets for r in routes})
+    for t, v, c in need:
+        firmware(t, v, log, c)
     if "mpy" in routes:
         for t in targets:
             target_mpy_cross(t, log)
@@ -834,6 +883,32 @@ def main_job(targets, log=say):
     return bad
 
 
+# ---- the C core's size in a firmware (issue 33 item 5)
+
+def elf_size(elf, gcc):
+    """(text, data, bss) of an ELF file, by binutils' size beside the target's gcc."""
+    exe = gcc[:-len("gcc")] + "size"
+    out = subprocess.run([exe, elf], capture_output=True, text=True, check=True).stdout.splitlines()
+    return tuple(int(x) for x in out[1].split()[:3])
+
+
+def size_line(target, log=say):
+    """One line: the frozen (viper) firmware's text+data and bss without and with the C core
+    compiled in, and the difference (flash: text+data, RAM: data+bss)."""
+    if target == "pico":
+        from ticketq_tools import rp2
+
+        elfs = [_rp2(rp2.build, "rp2", True, user_c_modules=(CMAKE,) if c else (), log=log)[0]["elf"]
+                for c in (False, True)]
+        gcc = "arm-none-eabi-gcc"
+    else:
+        elfs = [firmware(target, True, log, c) for c in (False, True)]
+        gcc = TARGETS[target]["gcc"]
+    (t0, d0, b0), (t1, d1, b1) = (elf_size(e, gcc) for e in elfs)
+    return ("%-8s flash (text+data) %8d B without the C core, %8d B with it: +%d B; RAM (data+bss) %+d B"
+            % (target, t0 + d0, t1 + d1, (t1 + d1) - (t0 + d0), (d1 + b1) - (d0 + b0)))
+
+
 # ---- CLI
 
 def main(argv=None):
@@ -848,10 +923,13 @@ def main(argv=None):
     s.add_argument("--route", action="append", choices=ROUTES)
     s.add_argument("--viper", dest="paths", action="append_const", const="viper", help="the viper path only")
     s.add_argument("--bytecode", dest="paths", action="append_const", const="bytecode", help="the bytecode path only")
+    s.add_argument("--c", dest="paths", action="append_const", const="c", help="the C path only (route frozen-c)")
     s.add_argument("--full", action="store_true", help="every test module on every route")
     s.add_argument("--jobs", "-j", type=int, default=2, help="emulators at a time (default 2)")
     s.add_argument("--verbose", "-v", action="store_true", help="every line the boards print")
     s = sub.add_parser("mainjob", help="tools/run.py --emulate qemu-TARGET: the job lines must be the VM's")
+    s.add_argument("--target", action="append", choices=list(TARGETS))
+    s = sub.add_parser("size", help="the code size the C core adds: each firmware (frozen, viper) without and with it")
     s.add_argument("--target", action="append", choices=list(TARGETS))
     s = sub.add_parser("serve", help="one firmware under QEMU until Ctrl-C; prints its mpremote device")
     s.add_argument("target", choices=list(TARGETS))
@@ -864,28 +942,32 @@ def main(argv=None):
                     p.error("no target %r (%s)" % (t, ", ".join(TARGETS)))
             done, secs = build_all(a.targets or QEMU_TARGETS)
             for (t, v), path in sorted(done.items()):
-                say("%-8s %-8s %s" % (t, "viper" if v else "no viper", path))
+                say("%-8s %-10s %s" % (t, v, path))
             say("mpy-cross %s" % mpy_cross())
             say("%.1f s" % secs)
         elif a.cmd == "where":
             say("cache %s (TICKETQ_MCU_CACHE), tarball %s" % (CACHE, TARBALL))
             for t in QEMU_TARGETS:
-                for v in (True, False):
-                    path = os.path.join(CACHE, "fw", "%s-%s-%s.elf" % (t, "viper" if v else "noviper", firmware_key(t, v)))
-                    say("%-8s %-8s %s %s" % (t, "viper" if v else "no viper", path,
-                                             "built" if os.path.isfile(path) else "not built"))
+                for v, c in ((True, False), (False, False), (True, True)):
+                    path = os.path.join(CACHE, "fw", "%s-%s-%s.elf" % (t, fw_name(v, c), firmware_key(t, v, c)))
+                    say("%-8s %-10s %s %s" % (t, fw_name(v, c), path,
+                                              "built" if os.path.isfile(path) else "not built"))
         elif a.cmd == "test":
             if a.target == ["pico"]:
                 say("== the emulated Raspberry Pi Pico (rp2040js; MicroPython 1.28.0 rp2 port, ticketq's firmware: "
                     "tools/firmware rp2): tools/mcu.py test --target pico")
             else:
                 say("== microcontroller ISAs under QEMU (MicroPython 1c3c201 ports/qemu): tools/mcu.py test")
-            code, _ = stage(a.target or QEMU_TARGETS, a.route or ROUTES, a.paths or ["viper", "bytecode"],
+            code, _ = stage(a.target or QEMU_TARGETS, a.route or ROUTES, a.paths or ["viper", "bytecode", "c"],
                             a.full, a.modules, a.jobs, a.verbose)
             return code
         elif a.cmd == "mainjob":
             say("== the main job on each QEMU target against the VM's: tools/mcu.py mainjob")
             return 1 if main_job(a.target or QEMU_TARGETS) else 0
+        elif a.cmd == "size":
+            say("== the code size of ticketq's C core built in (user C module _ticketq): tools/mcu.py size")
+            for t in a.target or QEMU_TARGETS:
+                say(size_line(t))
         elif a.cmd == "serve":
             with emulator(a.target, firmware(a.target, not a.no_viper)) as q:
                 say("mpremote connect %s   (Ctrl-C stops it)" % q.url)
