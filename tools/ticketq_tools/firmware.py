@@ -9,6 +9,8 @@ boards/microbit-frozen/board.py's FROZEN frozen into flash as 1.9.2 bytecode.
     tools/firmware microbit --verify   # build twice from scratch: the same sha256, or exit 1
     tools/firmware natmod [ARCH ...]   # the C core as a native .mpy per architecture
                                        # (tools/ticketq_tools/ccore.py, docs/c-core.md)
+    tools/firmware unix                # the 32-bit unix port with the C core built in
+                                       # (tools/ticketq_tools/unixport.py)
 
 The .hex is what a user drags onto the MICROBIT drive (docs/microbit.md). Steps:
 1. the 1.9.2 `mpy-cross` from ../shared/mcu/micropython-1.9.2.tar.xz (built once, cached);
@@ -375,6 +377,9 @@ def main(argv=None):
     if argv[:1] == ["natmod"]:  # the C core's native .mpy per architecture (issue 33)
         from ticketq_tools import ccore
         return ccore.main(argv[1:])
+    if argv[:1] == ["unix"]:  # the 32-bit unix port with the C core built in (issue 33)
+        from ticketq_tools import unixport
+        return unixport.main(argv[1:])
     p = argparse.ArgumentParser(prog="tools/firmware", description=__doc__.split("\n")[0],
                                 epilog="The .hex goes onto the MICROBIT drive: docs/microbit.md.")
     p.add_argument("board", choices=["microbit", "rp2", "rp2350"],
