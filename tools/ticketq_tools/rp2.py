@@ -214,10 +214,16 @@ def frozen_extra():
     profile itself as board.py."""
     from ticketq_tools import deploy
 
+    from ticketq_tools import libnames
+
     prof = deploy.read_profile(PROFILE)
+    lib = [rel for rel in prof.get("FROZEN", []) if rel.startswith("lib/")]
+    if sorted(lib) != sorted(libnames.manifest_files(True)):  # the library comes from manifest.py
+        raise BuildError("%s: FROZEN's lib/ files %s are not those manifest.py freezes with viper=True %s" % (
+            PROFILE, sorted(lib), sorted(libnames.manifest_files(True))), 2)
     out = []
     for rel in prof.get("FROZEN", []):
-        if rel == "manifest.py":  # the library: included as a manifest (_stage)
+        if rel.startswith("lib/"):  # the library: manifest.py included (_stage)
             continue
         name = "board.py" if os.path.basename(rel) == "board.py" else os.path.basename(rel)
         out.append((rel, name))
