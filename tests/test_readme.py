@@ -92,15 +92,7 @@ def _profile_modules(name):
     found = None
     for node in ast.parse(_read(os.path.join("boards", name, "board.py"))).body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") in ("FILES", "FROZEN"):
-            files = ast.literal_eval(node.value)
-            mods = {_dotted(f) for f in files if f.endswith(".py") and "/" in f}
-            if "manifest.py" in files:  # the library as manifest.py freezes it (boards/rp2-frozen)
-                import sys
-
-                sys.path.insert(0, os.path.join(ROOT, "tools"))
-                from ticketq_tools import libnames
-
-                mods |= {_dotted(f) for f in libnames.manifest_files(True)}
+            mods = {_dotted(f) for f in ast.literal_eval(node.value) if f.endswith(".py")}
             found = (found or set()) | mods
     if found is None:
         raise AssertionError("boards/%s/board.py: no FILES" % name)

@@ -10,10 +10,19 @@ HEARTBEAT = "LED"  # machine.Pin("LED"): GPIO 25 on a Pico (the emulator counts 
 MPY = True  # what tools/deploy.py would add (nothing: FILES is empty) goes on as .mpy
 MARCH = "armv6m"
 FILES = []  # everything the worker imports is frozen
-# Frozen: the library as manifest.py freezes it (include(..., viper=True)); then the worker
-# by base name and this file as `board`.
+# Frozen: the library as manifest.py freezes it (include(..., viper=True): tools/firmware rp2
+# checks that these lib/ files are exactly those), the worker by base name, this file as `board`.
 FROZEN = [
-    "manifest.py",
+    "lib/ticketq/__init__.py",
+    "lib/ticketq/aio.py",
+    "lib/ticketq/audit.py",
+    "lib/ticketq/core.py",
+    "lib/ticketq/fleet.py",
+    "lib/ticketq/keyed.py",
+    "lib/ticketq/lanes.py",
+    "lib/ticketq/resp.py",
+    "lib/ticketq/ticks.py",
+    "lib/ticketq/viper.py",
     "firmware/worker.py",
     "firmware/shell.py",
     "firmware/workload.py",

@@ -147,7 +147,8 @@ TARGETS = {
 TARGETS["pico"] = dict(
     board="RPI_PICO", march="armv6m", emulator="rp2040js",
     isa="RP2040, Cortex-M0+, armv6m (Thumb-1), in rp2040js",
-    proves="the Raspberry Pi Pico: the rp2 port's own firmware, ticketq frozen as tools/firmware rp2 ships it")
+    proves="the Raspberry Pi Pico: the rp2 port's own firmware, ticketq frozen as tools/firmware rp2 ships it",
+    timeout=900)
 QEMU_TARGETS = [t for t in TARGETS if "emulator" not in TARGETS[t]]
 ROUTES = ["frozen", "frozen-nv", "mpy", "mount", "frozen-c"]
 CDIR = os.path.join(ROOT, "c")
@@ -626,6 +627,7 @@ class Run:
         self.route_line = ""
         self.retried = 0  # batches run again after a transport fault
         self.fallback = None  # ticketq.WHY, where a viper run got the bytecode path (FALLBACK_OK)
+        self.sim = None  # seconds of emulated time (the Pico: rp2040js says), else None
 
     @property
     def group(self):
@@ -644,12 +646,15 @@ class Run:
 BATCH = 30  # test modules per mpremote call: each call starts on a freshly soft-reset heap
 
 
-def run_on_board(run, log=say, timeout=180, verbose=False):
+def run_on_board(run, log=say, timeout=None, verbose=False):
     """Start the route's firmware under QEMU, mount the route's folder and run, BATCH
     modules per `mpremote mount DIR exec ...` (each after a soft reset: a fresh heap, as
     fragments left by 30 modules can fail a 1 KB allocation on 192 KB), the probe, the op
     stream and the modules; fill `run`."""
     t0 = time.monotonic()
+    # a batch's host seconds: the Pico runs at ~2.5 host s per emulated s on an idle core
+    # (and slower on a loaded machine): a longer wait before a batch counts as hung
+    timeout = timeout or TARGETS[run.target].get("timeout", 180)
     elf = route_firmware(run.target, run.route, log)
     block = libnames.block_viper() if run.path == "bytecode" else ""
     # mounted routes: the folder first on sys.path by its name, so that __file__ says where
@@ -665,6 +670,9 @@ def run_on_board(run, log=say, timeout=180, verbose=False):
                 with emulator(run.target, elf) as q:
                     rc, lines = mpremote(q.url, "mount", tmp, "exec", PROBE % (mounted, block, batch),
                                          timeout=timeout, stdout=show)
+                end = (getattr(q, "summary", None) or "").split()  # the Pico: [pico] end SIM_S ...
+                if len(end) >= 3:
+                    run.sim = (run.sim or 0.0) + float(end[2])
                 # `mpremote mount` loses its framing when the host does not answer a request
                 # within the board's 1 s (a loaded machine): the board says "timeout waiting
                 # for remote" and nothing after it means anything. A transport fault, not a
@@ -750,6 +758,18 @@ CONFORM = ["test_heaplock", "test_heaplock_all", "test_heaplock_guard", "test_la
 # firmware, as a board ships it, on both paths: one route per target and path. (Every
 # module on every route, --full, takes ~3x as long: over the 10 minutes the stage may add.)
 FULL_ROUTES = [("frozen", "viper"), ("frozen", "bytecode")]
+# The emulated Pico runs ~2.5 host s per emulated s on an idle core, ~40x slower than QEMU:
+# the whole list (114 modules, test_differential's fuzzing and the model tests among them)
+# does not fit the stage's bound there. Its shipped firmware (frozen, viper) runs CONFORM and
+# these, the modules a board's own code exercises (the micro:bit's device list, the worker,
+# aging, wraparound, the viper guard); every route and path runs CONFORM. The whole list on
+# the Pico: tools/mcu.py test --target pico --full (not in tools/test).
+PICO_MORE = ["test_boot", "test_queue_order", "test_queue_remove", "test_queue_raise", "test_queue_seq",
+             "test_queue_renumber", "test_queue_sift", "test_queue_model_small", "test_queue_edges",
+             "test_queue_wrap", "test_aging", "test_ticks", "test_ticks_clock", "test_deadline",
+             "test_deadline_arm", "test_wait_board", "test_worker", "test_worker_names", "test_lanes_board",
+             "test_viper_guard"]
+TARGETS["pico"]["more"] = {("frozen", "viper"): PICO_MORE}
 
 
 def paths_of(route):
@@ -807,7 +827,12 @@ def stage(targets, routes, paths, full=False, modules=None, jobs=2, verbose=Fals
     if "mpy" in routes:
         for t in targets:
             target_mpy_cross(t, log)
-    log("firmware ready in %.1f s (cache %s)" % (time.monotonic() - t0, CACHE))
+    caches = [CACHE] if any(t != "pico" for t in targets) else []
+    if "pico" in targets:
+        from ticketq_tools import rp2
+
+        caches.append(rp2.CACHE)
+    log("firmware ready in %.1f s (cache %s)" % (time.monotonic() - t0, ", ".join(caches)))
     want = host_stream()
     runs = []
     for t in targets:
@@ -815,7 +840,11 @@ def stage(targets, routes, paths, full=False, modules=None, jobs=2, verbose=Fals
             for p in paths_of(r):
                 if p not in paths:
                     continue
-                mods = modules or (all_modules() if full or (r, p) in FULL_ROUTES else CONFORM)
+                more = TARGETS[t].get("more")  # the Pico: CONFORM, and more on one route
+                if modules or full or more is None:
+                    mods = modules or (all_modules() if full or (r, p) in FULL_ROUTES else CONFORM)
+                else:
+                    mods = CONFORM + [m for m in more.get((r, p), []) if m not in CONFORM]
                 runs.append(Run(t, r, p, mods))
 
     def one(run):
@@ -824,8 +853,9 @@ def stage(targets, routes, paths, full=False, modules=None, jobs=2, verbose=Fals
         except Exception as e:  # the run could not even start: a failure of this run
             run.problems.append("%s: %s" % (type(e).__name__, e))
         fails = [l for l, o in sorted(run.outcomes.items()) if o == "FAIL"]
-        log("%-30s %3d passed, %d failed, %3d skipped  %5.1f s%s%s%s" % (
+        log("%-30s %3d passed, %d failed, %3d skipped  %5.1f s%s%s%s%s" % (
             run.name, *(run.counts or (0, 0, 0)), run.secs,
+            " (%.1f s emulated)" % run.sim if run.sim is not None else "",
             "  (bytecode path: ticketq.WHY %s)" % run.fallback if run.fallback else "",
             "  (%d batch(es) run again after a transport fault)" % run.retried if run.retried else "",
             "" if not (fails or run.problems) else "  FAILED: " + "; ".join(

@@ -26,6 +26,7 @@ import pty
 import re
 import select
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -176,6 +177,81 @@ class Pico:
         self.stop()
 
 
+# What deploy_check runs on the Pico after tools/deploy.py: where ticketq, its viper module,
+# the profile and the worker came from (the deployed .mpy files in the board's folder, first
+# on sys.path, not the firmware's frozen .py), the path taken, and a push/pop.
+DEPLOYED = """import sys
+for n in [k for k in sys.modules if k.startswith('ticketq')]:
+    del sys.modules[n]
+import ticketq, board, worker
+q = ticketq.TicketQueue(8)
+for i, c in ((5, 0), (6, 2), (7, 1)):
+    q.push(i, c)
+print('DEPLOYED', ticketq.__file__, sys.modules['ticketq.viper'].__file__, ticketq.PATH, board.NAME,
+      worker.__file__, [q.pop() for _ in range(3)])
+"""
+
+
+def deploy_check(log=print):
+    """tools/deploy works against the emulated Pico as against a real one: start it as a
+    user would (`tools/mcu.py serve pico`: the bridge on a pty, in its own process), run
+    `tools/deploy.py rp2 --connect PTY` (the rp2 profile: the library as .mpy built for
+    armv6m, the worker, board.py, each file read back and checked), then with mpremote:
+    the deployed ticketq (its .mpy files, not the frozen ones) imports, takes its viper path and
+    pops in order; a second deploy writes nothing (every file already the same). Returns
+    0 when all of that holds, else 1, saying what failed."""
+    py = sys.executable
+    serve = subprocess.Popen([py, os.path.join(HERE, "mcu.py"), "serve", "pico"], stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    bad = []
+    try:
+        url = None
+        for line in serve.stdout:  # "mpremote connect /dev/pts/N   (Ctrl-C stops it)"
+            log("  serve: " + line.rstrip())
+            m = re.match(r"mpremote connect (\S+)", line)
+            if m:
+                url = m.group(1)
+                break
+        if not url:
+            log("FAIL tools/mcu.py serve pico gave no pty")
+            return 1
+        t0 = time.monotonic()
+        r = subprocess.run([py, os.path.join(HERE, "deploy.py"), "rp2", "--connect", url],
+                           capture_output=True, text=True, timeout=900)
+        log("  tools/deploy.py rp2 --connect %s: exit %d in %.1f s; %s" % (
+            url, r.returncode, time.monotonic() - t0, (r.stdout + r.stderr).strip().splitlines()[-1:]))
+        if r.returncode:
+            bad.append("tools/deploy.py rp2 exit %d: %s" % (r.returncode, (r.stdout + r.stderr)[-1500:]))
+        r2 = subprocess.run([py, "-m", "mpremote", "connect", url, "exec", DEPLOYED],
+                            capture_output=True, text=True, timeout=300)
+        got = [l for l in r2.stdout.splitlines() if l.startswith("DEPLOYED ")]
+        log("  on the board: %s" % (got[0] if got else (r2.stdout + r2.stderr)[-800:]))
+        want = "DEPLOYED ticketq/__init__.mpy ticketq/viper.mpy viper rp2 worker.mpy [6, 7, 5]"
+        if not got or got[0] != want:
+            bad.append("the deployed library: %r, not %r" % (got[0] if got else None, want))
+        t0 = time.monotonic()
+        r3 = subprocess.run([py, os.path.join(HERE, "deploy.py"), "rp2", "--connect", url],
+                            capture_output=True, text=True, timeout=900)
+        out3 = r3.stdout + r3.stderr
+        log("  deployed again: exit %d in %.1f s; %s" % (r3.returncode, time.monotonic() - t0,
+                                                        out3.strip().splitlines()[-1:]))
+        if r3.returncode:
+            bad.append("the second deploy: exit %d: %s" % (r3.returncode, out3[-800:]))
+    finally:
+        os.killpg(serve.pid, signal.SIGINT)  # serve stops its emulator on Ctrl-C
+        try:
+            serve.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(serve.pid, signal.SIGKILL)
+            serve.wait()
+    for b in bad:
+        log("FAIL " + b)
+    if not bad:
+        log("tools/deploy.py rp2 over the emulated Pico's pty: deployed, verified, imported from /lib on its "
+            "viper path, deployed again")
+    return 1 if bad else 0
+
+
 def main(argv=None):
     import argparse
 
@@ -183,7 +259,11 @@ def main(argv=None):
     p.add_argument("--firmware", help="a firmware.bin (default: tools/firmware rp2's, built if needed)")
     p.add_argument("--no-viper", action="store_true", help="the default firmware frozen without viper")
     p.add_argument("--link", help="also make this path a symlink to the pty")
+    p.add_argument("--deploy-check", action="store_true",
+                   help="instead: tools/deploy.py rp2 against an emulated Pico (tools/mcu.py serve pico), checked")
     a = p.parse_args(argv)
+    if a.deploy_check:
+        return deploy_check()
     try:
         fw = a.firmware
         if not fw:

@@ -26,7 +26,7 @@ Cortex-M33, armv7emsp for frozen native code). The recipe is ../shared/rp2/READM
    the profile itself as `board`, without its host-only constants as tools/deploy.py puts
    it on a board). They are copied into a staging folder inside the tree first, so the
    build does not depend on where the checkout is;
-3. `make -C ports/rp2 BOARD=... BUILD=... -j2 CMAKE_ARGS="-Dpicotool_DIR=...
+3. `make -C ports/rp2 BOARD=... BUILD=... -j2 CMAKE_ARGS="-DMICROPY_BOARD=... -Dpicotool_DIR=...
    -DMICROPY_FROZEN_MANIFEST=... [-DUSER_C_MODULES=a.cmake;b.cmake]"`, with
    SOURCE_DATE_EPOCH pinned (default: the newest file date in the MicroPython tarball), so
    that the same inputs give the same bytes (--verify checks it).
@@ -214,10 +214,16 @@ def frozen_extra():
     profile itself as board.py."""
     from ticketq_tools import deploy
 
+    from ticketq_tools import libnames
+
     prof = deploy.read_profile(PROFILE)
+    lib = [rel for rel in prof.get("FROZEN", []) if rel.startswith("lib/")]
+    if sorted(lib) != sorted(libnames.manifest_files(True)):  # the library comes from manifest.py
+        raise BuildError("%s: FROZEN's lib/ files %s are not those manifest.py freezes with viper=True %s" % (
+            PROFILE, sorted(lib), sorted(libnames.manifest_files(True))), 2)
     out = []
     for rel in prof.get("FROZEN", []):
-        if rel == "manifest.py":  # the library: included as a manifest (_stage)
+        if rel.startswith("lib/"):  # the library: manifest.py included (_stage)
             continue
         name = "board.py" if os.path.basename(rel) == "board.py" else os.path.basename(rel)
         out.append((rel, name))
@@ -334,7 +340,10 @@ def build(target="rp2", viper=True, force=False, user_c_modules=(), fresh=False,
         fk = flags_key(target, viper, user_c_modules)
         build_name = "build-%s-%s" % (target, fk)
         bdir = os.path.join(port, build_name)
-        if fresh:
+        # CMAKE_ARGS given on make's command line replaces the port Makefile's own (its
+        # -DMICROPY_BOARD=$(BOARD) with it): the board goes in ours. A folder configured for
+        # another board (before this was so, the port's default RPI_PICO) is built afresh.
+        if fresh or (os.path.isdir(bdir) and not os.path.isfile(os.path.join(bdir, "pins_%s.c" % t["board"]))):
             shutil.rmtree(bdir, ignore_errors=True)
         # the staged sources at a path fixed by the flags: the same path on every rebuild
         man = _stage(os.path.join(top, "stage-%s" % fk), viper)
@@ -343,7 +352,8 @@ def build(target="rp2", viper=True, force=False, user_c_modules=(), fresh=False,
         shutil.rmtree(os.path.join(bdir, "frozen_mpy"), ignore_errors=True)
         with contextlib.suppress(FileNotFoundError):
             os.remove(os.path.join(bdir, "frozen_content.c"))
-        cmake_args = ["-Dpicotool_DIR=" + os.path.join(top, "picotool-inst", "lib", "cmake", "picotool"),
+        cmake_args = ["-DMICROPY_BOARD=" + t["board"], "-DMICROPY_BOARD_DIR=" + os.path.join(port, "boards", t["board"]),
+                      "-Dpicotool_DIR=" + os.path.join(top, "picotool-inst", "lib", "cmake", "picotool"),
                       "-DMICROPY_FROZEN_MANIFEST=" + man]
         if user_c_modules:
             cmake_args.append("-DUSER_C_MODULES=" + ";".join(os.path.abspath(m) for m in user_c_modules))
