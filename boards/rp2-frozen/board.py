@@ -16,6 +16,7 @@ FROZEN = [
     "lib/ticketq/__init__.py",
     "lib/ticketq/aio.py",
     "lib/ticketq/audit.py",
+    "lib/ticketq/ccore.py",
     "lib/ticketq/core.py",
     "lib/ticketq/fleet.py",
     "lib/ticketq/keyed.py",
