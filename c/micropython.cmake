@@ -1,6 +1,6 @@
-# ticketq's C core (c/ticketq_core.c) as a user C module of a CMake port (the rp2 port:
-# `tools/firmware rp2 --user-c-module c/micropython.cmake`, i.e. -DUSER_C_MODULES=...), as
-# MicroPython's examples/usercmodule/cexample: the module _ticketq built into the firmware.
+# ticketq's C core as a user C module (CMake-based ports: rp2, esp32):
+#   make USER_C_MODULES=/path/to/ticketq/c/micropython.cmake
+# The same c/ticketq_core.c as the native .mpy (c/Makefile); docs/c-core.md.
 add_library(usermod_ticketq INTERFACE)
 target_sources(usermod_ticketq INTERFACE ${CMAKE_CURRENT_LIST_DIR}/ticketq_core.c)
 target_include_directories(usermod_ticketq INTERFACE ${CMAKE_CURRENT_LIST_DIR})

@@ -13,6 +13,7 @@ MARCH = "armv6m"  # mpy-cross -march: the native code of ticketq.viper (RP2040: 
 FILES = [
     "lib/ticketq/core.py",
     "lib/ticketq/__init__.py",
+    "lib/ticketq/ccore.py",  # picks the C core (a _ticketq.mpy beside it), else viper
     "lib/ticketq/viper.py",
     "lib/ticketq/ticks.py",
     "lib/ticketq/audit.py",

@@ -41,8 +41,10 @@ try:
 
     if _ticketq.ABI != ABI:
         raise ImportError("_ticketq: ABI %r, not %d (rebuild the C core)" % (_ticketq.ABI, ABI))
-    _ticketq._setup((_err, _int, _FULL, _EMPTY, lambda n: array("i", range(n)),
-                     "job id", "priority", "capacity", "first_seq", "aging"))
+    # a module global, so that the collector sees it whatever it makes of the C module's data
+    _CFG = (_err, _int, _FULL, _EMPTY, lambda n: array("i", range(n)),
+            "job id", "priority", "capacity", "first_seq", "aging")
+    _ticketq._setup(_CFG)
     Core = _ticketq.TicketQueue
 except Exception as e:  # noqa: BLE001 (no module, a foreign .mpy: ValueError ...)
     Core = None

@@ -37,11 +37,13 @@ Install routes (how the library reaches the board):
                   route tools/deploy.py takes for rp2/esp32/stm32) on a firmware with nothing
                   of ticketq frozen (the frozen-nv one, mounted first on sys.path)
     mount         lib/'s modules as source over `mpremote mount`, compiled on the board
+    natmod        the mpy route plus the C core's native .mpy for TARGET (_ticketq.mpy,
+                  tools/firmware natmod: tools/ticketq_tools/ccore.py): ticketq's C path
 Paths: "viper" (ticketq's default where ticketq.viper imports) and "bytecode"
 (sys.modules["ticketq.viper"] = None first, as tests/mprun.py --bytecode); frozen-nv has the
-bytecode path only; frozen-c runs the "c" path (ticketq's default where _ticketq is built in
-and passes ticketq.ccore's self-check; the run fails if ticketq took another path, or if
-_ticketq came from anywhere but the firmware).
+bytecode path only; natmod and frozen-c the C path ("c") only (frozen-c: ticketq's default
+where _ticketq is built in and passes ticketq.ccore's self-check; the run fails if ticketq
+took another path, or if _ticketq came from anywhere but the firmware).
 
 The test modules run through tests/mprun.py on the board, from a folder mounted with
 `mpremote mount` that holds tests/ (and, by route, the library's .py or .mpy files, and
@@ -150,7 +152,7 @@ TARGETS["pico"] = dict(
     proves="the Raspberry Pi Pico: the rp2 port's own firmware, ticketq frozen as tools/firmware rp2 ships it",
     timeout=900)
 QEMU_TARGETS = [t for t in TARGETS if "emulator" not in TARGETS[t]]
-ROUTES = ["frozen", "frozen-nv", "mpy", "mount", "frozen-c"]
+ROUTES = ["frozen", "frozen-nv", "mpy", "mount", "natmod", "frozen-c"]
 CDIR = os.path.join(ROOT, "c")
 # The user C module's files (make ports): staged into the cache before each build
 CMOD_FILES = ("micropython.mk", "ticketq_core.c")
@@ -558,7 +560,13 @@ def stage_dir(target, route, dest, log=say):
                     f.write(data)
             elif fn.endswith(".txt"):
                 shutil.copyfile(src, os.path.join(dest, fn))
-    if route in ("mount", "mpy"):
+    if route == "natmod":  # the C core's .mpy for this ISA beside the package's .mpy files
+        from ticketq_tools import ccore
+        try:
+            shutil.copyfile(ccore.build(TARGETS[target]["march"], log=log), os.path.join(dest, "_ticketq.mpy"))
+        except ccore.NatmodError as e:
+            raise McuError("no C core for %s: %s" % (target, e))
+    if route in ("mount", "mpy", "natmod"):
         # every module of lib/ at its path under lib/: the package as ticketq/, the shims flat
         for rel in libnames.lib_files():
             src = os.path.join(ROOT, rel)
@@ -753,7 +761,7 @@ def parse(run, lines, rc):
 CONFORM = ["test_heaplock", "test_heaplock_all", "test_heaplock_guard", "test_lanes_heaplock",
            "test_lanes_keyed_heaplock",
            "test_deadline_heaplock", "test_wait_heaplock", "test_queue_api", "test_queue_errors",
-           "test_queue_badargs", "test_digest", "test_paths"]
+           "test_queue_badargs", "test_digest", "test_paths", "test_ccore_fuzz"]
 # The (route, path) pairs that run every test module (the rest run CONFORM): the frozen
 # firmware, as a board ships it, on both paths: one route per target and path. (Every
 # module on every route, --full, takes ~3x as long: over the 10 minutes the stage may add.)
@@ -773,7 +781,7 @@ TARGETS["pico"]["more"] = {("frozen", "viper"): PICO_MORE}
 
 
 def paths_of(route):
-    return ["bytecode"] if route == "frozen-nv" else ["c"] if route == "frozen-c" else ["viper", "bytecode"]
+    return ["bytecode"] if route == "frozen-nv" else ["c"] if route in ("natmod", "frozen-c") else ["viper", "bytecode"]
 
 
 def all_modules():
@@ -964,7 +972,7 @@ def main(argv=None):
     s.add_argument("--route", action="append", choices=ROUTES)
     s.add_argument("--viper", dest="paths", action="append_const", const="viper", help="the viper path only")
     s.add_argument("--bytecode", dest="paths", action="append_const", const="bytecode", help="the bytecode path only")
-    s.add_argument("--c", dest="paths", action="append_const", const="c", help="the C path only (route frozen-c)")
+    s.add_argument("--c", dest="paths", action="append_const", const="c", help="the C path only (routes natmod, frozen-c)")
     s.add_argument("--full", action="store_true", help="every test module on every route")
     s.add_argument("--jobs", "-j", type=int, default=2, help="emulators at a time (default 2)")
     s.add_argument("--verbose", "-v", action="store_true", help="every line the boards print")
