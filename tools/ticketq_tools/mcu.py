@@ -950,6 +950,14 @@ def size_line(target, log=say):
         elfs = [_rp2(rp2.build, "rp2", True, user_c_modules=(CMAKE,) if c else (), log=log)[0]["elf"]
                 for c in (False, True)]
         gcc = "arm-none-eabi-gcc"
+    elif target == "unix":  # the 32-bit unix port of tools/firmware unix
+        from ticketq_tools import unixport
+
+        try:
+            elfs = [unixport.build(c, log=log) for c in (False, True)]
+        except unixport.UnixError as e:
+            raise McuError(str(e))
+        gcc = unixport.CC
     else:
         elfs = [firmware(target, True, log, c) for c in (False, True)]
         gcc = TARGETS[target]["gcc"]
@@ -979,7 +987,8 @@ def main(argv=None):
     s = sub.add_parser("mainjob", help="tools/run.py --emulate qemu-TARGET: the job lines must be the VM's")
     s.add_argument("--target", action="append", choices=list(TARGETS))
     s = sub.add_parser("size", help="the code size the C core adds: each firmware (frozen, viper) without and with it")
-    s.add_argument("--target", action="append", choices=list(TARGETS))
+    s.add_argument("--target", action="append", choices=list(TARGETS) + ["unix"],
+                   help="default: the QEMU targets; pico (tools/firmware rp2), unix (tools/firmware unix)")
     s = sub.add_parser("serve", help="one firmware under QEMU until Ctrl-C; prints its mpremote device")
     s.add_argument("target", choices=list(TARGETS))
     s.add_argument("--no-viper", action="store_true", help="the firmware frozen without viper=True")
