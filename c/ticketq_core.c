@@ -35,7 +35,7 @@
 // bad argument (same type and message; MemoryError under heap_lock, as the Python path) and
 // _err for QueueFull/QueueEmpty (a fresh instance, or the preallocated one under heap_lock):
 // the same exception classes as ticketq.core's. Every value is a small int on a 32-bit port.
-// C99; no malloc but the Core object itself.
+// C99. All storage is allocated by the constructor (the object and its three arrays), none after.
 #include <stdint.h>
 #ifdef MICROPY_ENABLE_DYNRUNTIME
 #include "py/dynruntime.h"
@@ -415,8 +415,9 @@ static void core_print(const mp_print_t *print, mp_obj_t self_in, mp_print_kind_
         (int)self->s[N_], (int)self->s[CAP_], c[3], c[2], c[1], c[0]);
 }
 
-// The attributes: the words of _s by name, the arrays, the trace; methods are found in the
-// locals dict (dest[1] = MP_OBJ_SENTINEL: go on looking there). Stored: the int words
+// The attributes: the words of _s by name, the arrays, the trace; push and pop answered here
+// first (the hot path skips the field names and the locals dict), the other methods found in
+// the locals dict (dest[1] = MP_OBJ_SENTINEL: go on looking there). Stored: the int words
 // (TypeError for a non-int, as the viper class's array slots), trace (any object); no others.
 static int slot_of(qstr attr) {
     if (attr == MP_QSTR__n) {
@@ -446,8 +447,14 @@ static int slot_of(qstr attr) {
 static void core_attr(mp_obj_t self_in, qstr attr, mp_obj_t *dest) {
     tq_core_t *self = MP_OBJ_TO_PTR(self_in);
     if (dest[0] == MP_OBJ_NULL) {
-        // load
-        if (attr == MP_QSTR_trace) {
+        // load; push and pop first, as a bound method (a method call allocates nothing)
+        if (attr == MP_QSTR_push) {
+            dest[0] = MP_OBJ_FROM_PTR(&core_push_obj);
+            dest[1] = self_in;
+        } else if (attr == MP_QSTR_pop) {
+            dest[0] = MP_OBJ_FROM_PTR(&core_pop_obj);
+            dest[1] = self_in;
+        } else if (attr == MP_QSTR_trace) {
             dest[0] = self->trace;
         } else if (attr == MP_QSTR__k) {
             dest[0] = self->ka;

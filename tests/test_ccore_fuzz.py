@@ -7,7 +7,7 @@
 # exception type and message, int subclasses and bools. After every step the outcome
 # (result, or error type and message), last_priority, last_seq, digest, len and the two heap
 # arrays slot for slot must agree; the first difference fails with the seed and the step.
-# A fixed number of steps (~2 s on the unix port): bounded, never timed.
+# A fixed number of steps (~2 s on the unix port, fewer streams on a board): bounded, never timed.
 # Runs where ticketq's path is the C core (tools/test's unix-c stage); skips elsewhere.
 import ticketq
 from rng import Rng
@@ -105,10 +105,15 @@ def lockstep(seed, steps, B, C):
 
 def test_the_c_core_agrees_with_the_reference_step_by_step():
     B, C = pair()
+    import sys
+
+    # 40 streams on the unix port; 12 on an emulated board (QEMU), where the point is the ISA
+    # and a mounted run has a per-batch time limit (tools/mcu.py)
+    n = 40 if sys.platform in ("linux", "darwin") else 12
     digests = set()
-    for seed in range(1, 41):
+    for seed in range(1, n + 1):
         digests.add(lockstep(seed * 104729, 400, B, C))
-    assert len(digests) > 20  # the streams were not all alike
+    assert len(digests) > n // 2  # the streams were not all alike
 
 
 def test_constructor_arguments_are_checked_alike():

@@ -37,7 +37,7 @@ ABI = 2  # c/ticketq_core.c's TQ_ABI: _setup's arguments and the slots of _s
 try:
     if getattr(sys, "modules", {}).get("_ticketq", 0) is None:
         raise ImportError("_ticketq blocked in sys.modules")
-    import _ticketq
+    import _ticketq  # pyright: ignore[reportMissingImports]  (a native module: c/ticketq_core.c)
 
     if _ticketq.ABI != ABI:
         raise ImportError("_ticketq: ABI %r, not %d (rebuild the C core)" % (_ticketq.ABI, ABI))
