@@ -856,10 +856,6 @@ def stage(targets, routes, paths, full=False, modules=None, jobs=2, verbose=Fals
                     mods = modules or (all_modules() if full or (r, p) in FULL_ROUTES else CONFORM)
                 else:
                     mods = CONFORM + [m for m in more.get((r, p), []) if m not in CONFORM]
-                    # not the differential fuzz on the Pico: the same ISA's C core runs it under
-                    # QEMU (armv6m, natmod and frozen-c), and on rp2040js at load ~20 it did not
-                    # end within a batch's 900 s (its other CONFORM modules took 240 s)
-                    mods = [m for m in mods if m != "test_ccore_fuzz"]
                 runs.append(Run(t, r, p, mods))
 
     def one(run):
