@@ -63,8 +63,15 @@ typedef struct _tq_core_t {
 // _int, _FULL, _EMPTY, a maker of array('i', range(n)), and the argument names of _int's
 // messages. Kept alive by those modules (they are module globals there) as well as here.
 enum { ERR_ = 0, CHK_, FULL_, EMPTY_, MAKE_, JNAME_, PNAME_, CNAME_, FNAME_, ANAME_, TQ_CFG };
+#ifdef MICROPY_ENABLE_DYNRUNTIME
 mp_obj_t tq_cfg[TQ_CFG]; // not static: see core_locals_table below
 #define cfg tq_cfg
+#else
+// Built in, it is a root pointer: the collector scans MP_STATE_VM, not .bss, and the array
+// maker (a lambda of ticketq.ccore's) is referenced from here alone.
+MP_REGISTER_ROOT_POINTER(mp_obj_t ticketq_cfg[10]);
+#define cfg (MP_STATE_VM(ticketq_cfg))
+#endif
 
 // ---- the heap (ticketq.core's functions, one for one)
 
@@ -531,9 +538,8 @@ mp_obj_t mpy_init(mp_obj_fun_bc_t *self, size_t n_args, size_t n_kw, mp_obj_t *a
 }
 
 #else
-// ---- the user C module (USER_C_MODULES): the same type, in ROM. cfg lives in .bss, which
-// the collector does not scan: the objects in it stay alive as globals of ticketq.core and
-// ticketq.ccore.
+// ---- the user C module (USER_C_MODULES): the same type, in ROM; cfg is a root pointer.
+MP_STATIC_ASSERT(TQ_CFG == 10); // the size in MP_REGISTER_ROOT_POINTER above
 
 static const mp_rom_map_elem_t core_locals_table[] = {
     { MP_ROM_QSTR(MP_QSTR_push), MP_ROM_PTR(&core_push_obj) },

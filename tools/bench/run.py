@@ -6,7 +6,8 @@
                                                    # docs/bench-memory.png and
                                                    # tools/bench/results.json
     .venv/bin/python tools/bench/run.py --quick    # seconds-long smoke run into build/bench/
-    options: --interp cpython,vm,unix,microbit,qemu-armv6m,qemu-armv7m,qemu-rv32  --out DIR  --no-plot
+    options: --interp cpython,vm,unix,unix-c,microbit,qemu-armv6m,qemu-armv7m,qemu-rv32,qemu-armv6m-c,qemu-armv7m-c,qemu-rv32-c
+             --out DIR  --no-plot
 
 The kernels are in tools/bench/tqbench.py, one module that runs unchanged on CPython, the
 MicroPython WebAssembly VM, the MicroPython unix port and the micro:bit. This script sends
@@ -22,6 +23,10 @@ one's printed output back":
             MicroPython's QEMU firmware (tools/mcu.py: Cortex-M0, Cortex-M3, RV32IMC), ticketq
             frozen with viper=True, tqbench.py and mp_worker.py over `mpremote mount`; both
             hot paths against the firmware's C heapq (the "Microcontroller ISAs" table)
+  qemu-armv6m-c, qemu-armv7m-c, qemu-rv32-c
+            the same firmware with ticketq's C core compiled in (tools/mcu.py's frozen-c
+            route): the C path (ticketq's default there) against the firmware's C heapq,
+            and the viper and bytecode classes, in one run on the same firmware
   microbit  an emulated BBC micro:bit v1 (tools/emu.py: QEMU + MicroPython 1.9.2) over
             mpremote; sources are uploaded stripped, and only what a phase needs
             (tools/bench/shake.py), because the board has ~9.6 KB of heap
@@ -42,7 +47,7 @@ import time
 # tables spliced into docs), plots. This file is its command line, and keeps the names that
 # the tests and tools/bench/fleet.py read from it.
 sys.path[0:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
-from ticketq_tools.bench.common import HERE, MICROPYTHONS, NAMES, ORDER, QEMU, ROOT, TITLES  # noqa: E402,F401
+from ticketq_tools.bench.common import HERE, MICROPYTHONS, NAMES, ORDER, QEMU, QEMU_C, ROOT, TITLES  # noqa: E402,F401
 from ticketq_tools.bench.plans import MICROBIT_HAS, config, host_plan, microbit_plan  # noqa: E402,F401
 from ticketq_tools.bench.drivers import RunError, collect, run_host, run_microbit  # noqa: E402,F401
 from ticketq_tools.bench.analysis import analyse, fatal  # noqa: E402,F401

@@ -35,6 +35,12 @@ TITLES.update({
     "qemu-armv7m": "Cortex-M3 (armv7m, RP2350/stm32's ISA) under QEMU",
     "qemu-rv32": "RISC-V rv32imc (ESP32-C3's ISA) under QEMU",
 })
+# The same firmware with ticketq's C core compiled in (tools/mcu.py's frozen-c route, the user
+# C module _ticketq): ticketq's default is then the C path, beside the firmware's C heapq
+QEMU_C = {"qemu-armv6m-c": "armv6m", "qemu-armv7m-c": "armv7m", "qemu-rv32-c": "rv32imc"}
+QEMU.update(QEMU_C)
+for _i in QEMU_C:
+    TITLES[_i] = TITLES[_i[:-2]].replace(" under QEMU", ", C core built in, under QEMU")
 # unix-c: the same port with the C core's x86 .mpy on its path (docs/c-core.md): ticketq's
 # default is then the C path, beside the viper and bytecode classes and heapq, in one process
 ORDER = ("cpython", "vm", "unix", "unix-c", "microbit") + tuple(QEMU)

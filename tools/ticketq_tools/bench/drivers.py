@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from ticketq_tools.bench.common import HERE, QEMU, ROOT
+from ticketq_tools.bench.common import HERE, QEMU, QEMU_C, ROOT
 
 
 class RunError(RuntimeError):
@@ -118,7 +118,8 @@ def run_qemu(interp, steps, timeout):
 
     target = QEMU[interp]
     try:
-        elf = mcu.firmware(target, True, log=lambda m: print("   " + m, file=sys.stderr, flush=True))
+        elf = mcu.firmware(target, True, log=lambda m: print("   " + m, file=sys.stderr, flush=True),
+                           cmod=interp in QEMU_C)
     except mcu.McuError as e:
         raise RunError(str(e))
     with tempfile.TemporaryDirectory(prefix="tq-bench-") as tmp:

@@ -37,7 +37,10 @@ def config(interp, quick):
         # capacity (QEMU runs a few times slower than the unix port here)
         c.update(impls=["tq", "tqb", "hqt", "hqi"], caps=(256,), sweep_cap=256, sweep=(0, 128, 255),
                  n=2000, reps=5, warm=2000)
-        if interp == "qemu-armv6m":
+        if interp in ("qemu-armv7m-c", "qemu-rv32-c"):
+            # the C core (the default path there), the viper and bytecode classes, heapq
+            c.update(impls=["tq", "tqv", "tqb", "hqt", "hqi"])
+        if interp in ("qemu-armv6m", "qemu-armv6m-c"):
             # frozen armv6m viper code fails ticketq.viper's self-check on 1c3c201
             # (docs/armv6m-frozen-viper.md): the default path there is bytecode, and no
             # viper class is loaded to force
