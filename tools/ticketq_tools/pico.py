@@ -247,7 +247,7 @@ def deploy_check(log=print):
     for b in bad:
         log("FAIL " + b)
     if not bad:
-        log("tools/deploy.py rp2 over the emulated Pico's pty: deployed, verified, imported from /lib on its "
+        log("tools/deploy.py rp2 over the emulated Pico's pty: deployed, verified, its .mpy files imported on the "
             "viper path, deployed again")
     return 1 if bad else 0
 
