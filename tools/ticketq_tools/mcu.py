@@ -143,7 +143,11 @@ TARGETS["pico"] = dict(
     board="RPI_PICO", march="armv6m", emulator="rp2040js",
     isa="RP2040, Cortex-M0+, armv6m (Thumb-1), in rp2040js",
     proves="the Raspberry Pi Pico: the rp2 port's own firmware, ticketq frozen as tools/firmware rp2 ships it",
-    timeout=900)
+    # a batch that has not ended after sim_limit emulated seconds is hung (the emulator
+    # stops: the batch fails, or runs once more); the host timeout is only a backstop, as
+    # a loaded machine slows rp2040js ten times and more (measured: 24 host s per emulated s
+    # at load ~14 on 2 cores, against ~2.5 idle)
+    sim_limit=600, timeout=7200)
 QEMU_TARGETS = [t for t in TARGETS if "emulator" not in TARGETS[t]]
 ROUTES = ["frozen", "frozen-nv", "mpy", "mount"]
 QEMU_COMMON = ["-nographic", "-monitor", "null", "-semihosting"]
@@ -362,7 +366,7 @@ def emulator(target, fw):
     if target == "pico":
         from ticketq_tools import pico
 
-        return pico.Pico(fw)
+        return pico.Pico(fw, sim_limit=TARGETS[target]["sim_limit"])
     return Qemu(target, fw)
 
 
@@ -607,8 +611,7 @@ def run_on_board(run, log=say, timeout=None, verbose=False):
     fragments left by 30 modules can fail a 1 KB allocation on 192 KB), the probe, the op
     stream and the modules; fill `run`."""
     t0 = time.monotonic()
-    # a batch's host seconds: the Pico runs at ~2.5 host s per emulated s on an idle core
-    # (and slower on a loaded machine): a longer wait before a batch counts as hung
+    # a batch's host seconds (the Pico: a backstop; its emulator stops itself at sim_limit)
     timeout = timeout or TARGETS[run.target].get("timeout", 180)
     elf = route_firmware(run.target, run.route, log)
     block = libnames.block_viper() if run.path == "bytecode" else ""
@@ -628,6 +631,9 @@ def run_on_board(run, log=say, timeout=None, verbose=False):
                 end = (getattr(q, "summary", None) or "").split()  # the Pico: [pico] end SIM_S ...
                 if len(end) >= 3:
                     run.sim = (run.sim or 0.0) + float(end[2])
+                if any(l.startswith("[pico] limit") for l in getattr(q, "log", [])):
+                    run.problems.append("%s..%s: no end within %g s of emulated time (board hung)" % (
+                        batch[0], batch[-1], TARGETS[run.target]["sim_limit"]))
                 # `mpremote mount` loses its framing when the host does not answer a request
                 # within the board's 1 s (a loaded machine): the board says "timeout waiting
                 # for remote" and nothing after it means anything. A transport fault, not a

@@ -63,8 +63,10 @@ class Pico:
     far; `log`: the emulator's stderr lines. stop() ends it (and `summary` is its last
     line: simulated seconds, CPU cycles, host seconds, edges)."""
 
-    def __init__(self, firmware, link=None):
-        self.firmware, self.link = firmware, link
+    def __init__(self, firmware, link=None, sim_limit=None):
+        # sim_limit: emulated seconds after which the emulator stops (a hung board, told
+        # apart from a slow host: the limit does not depend on the machine's load)
+        self.firmware, self.link, self.sim_limit = firmware, link, sim_limit
         self.proc = self.url = None
         self.edges = 0
         self.log = []
@@ -93,7 +95,10 @@ class Pico:
                 os.nice(10)
             emu._set_pdeathsig()
 
-        self.proc = subprocess.Popen(["node", RUN_MJS, self.firmware, "--bootrom=" + BOOTROM],
+        cmd = ["node", RUN_MJS, self.firmware, "--bootrom=" + BOOTROM]
+        if self.sim_limit:
+            cmd.append("--sim-limit=%g" % self.sim_limit)
+        self.proc = subprocess.Popen(cmd,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      bufsize=0, preexec_fn=child)
         for fn in (self._pump, self._stderr):
