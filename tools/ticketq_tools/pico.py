@@ -19,8 +19,6 @@ rp2040js runs the RP2040 at ~2.5 host s per simulated s on one core of this mach
 ($TICKETQ_RP2_BOOTROM): its floating-point library is licensed for RP2040 devices only, so
 the repository does not carry it.
 """
-import contextlib
-import io
 import os
 import pty
 import re
@@ -107,10 +105,11 @@ class Pico:
             self._threads.append(th)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and self.proc.poll() is None:
-            if any(l.startswith("[pico] usb") for l in self.log):
-                with contextlib.redirect_stdout(io.StringIO()):  # mpremote prints what a failed try read
-                    if _answers(self.url):
-                        return self
+            # (mpremote prints what a failed try read, b'': as for QEMU, left alone; swapping
+            # sys.stdout here, which is process-wide, lost tools/mcu.py's output when two
+            # Picos started at once in its threads)
+            if any(l.startswith("[pico] usb") for l in self.log) and _answers(self.url):
+                return self
             time.sleep(0.2)
         code = self.proc.poll()
         said = "\n".join(self.log[-8:])
