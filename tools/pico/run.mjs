@@ -1,11 +1,13 @@
 // The emulated Raspberry Pi Pico: an RP2040 firmware image (firmware.bin, flash offset 0)
 // in rp2040js, its USB CDC as raw bytes on stdin/stdout; nothing else on them (the REPL is
 // the firmware's, spoken by mpremote at the other end of tools/ticketq_tools/pico.py's pty).
-//   node run.mjs firmware.bin --bootrom=PATH/bootrom.mjs
+//   node run.mjs firmware.bin --bootrom=PATH/bootrom.mjs [--sim-limit=SIMULATED_SECONDS]
 // On stderr, one line each (tools/ticketq_tools/pico.py reads them):
 //   [pico] usb <simulated ms>            the USB CDC is connected
 //   [pico] gpio25 <edges> <simulated ms> each change of GPIO 25 (the Pico's LED) between low and high
 //   [pico] end <simulated s> <CPU cycles> <host s> <GPIO 25 edges>   when stdin ends
+//   [pico] limit <simulated s>           --sim-limit=S reached: the emulator stops (exit 3),
+//                                        a hang caught in emulated time, whatever the host's load
 // From ../shared/rp2/emu/run.mjs (its --stdio mode), with the GPIO 25 listener added and the
 // bootrom read from the file given at run time (the RP2040 B1 bootrom as rp2040js's demo
 // ships it: its floating-point library is licensed for RP2040 devices only, so it is not
@@ -95,6 +97,7 @@ process.stdin.on('end', () => {
 // The execute loop (rp2040js's Simulator.execute, with the FIFO fed): slices of at most
 // 500000 instructions, between which Node reads stdin.
 const cycleNanos = 1e9 / 125e6;
+const simLimit = Number(opts['sim-limit'] ?? 0) * 1e9;  // simulated ns; 0: none
 function run() {
   const core = mcu.core;
   for (let i = 0; i < 500000 && !done; i++) {
@@ -109,6 +112,13 @@ function run() {
     if ((i & 1023) === 0 && pending.length) feed();
   }
   feed();
+  if (simLimit && clock.nanos > simLimit && !done) {
+    done = true;
+    process.stderr.write(`[pico] limit ${(clock.nanos / 1e9).toFixed(3)}\n`);
+    sim.stop();
+    setImmediate(() => process.exit(3));
+    return;
+  }
   if (!done) setImmediate(run);
 }
 run();

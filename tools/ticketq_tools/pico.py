@@ -19,8 +19,6 @@ rp2040js runs the RP2040 at ~2.5 host s per simulated s on one core of this mach
 ($TICKETQ_RP2_BOOTROM): its floating-point library is licensed for RP2040 devices only, so
 the repository does not carry it.
 """
-import contextlib
-import io
 import os
 import pty
 import re
@@ -29,7 +27,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import tty
@@ -64,8 +61,10 @@ class Pico:
     far; `log`: the emulator's stderr lines. stop() ends it (and `summary` is its last
     line: simulated seconds, CPU cycles, host seconds, edges)."""
 
-    def __init__(self, firmware, link=None):
-        self.firmware, self.link = firmware, link
+    def __init__(self, firmware, link=None, sim_limit=None):
+        # sim_limit: emulated seconds after which the emulator stops (a hung board, told
+        # apart from a slow host: the limit does not depend on the machine's load)
+        self.firmware, self.link, self.sim_limit = firmware, link, sim_limit
         self.proc = self.url = None
         self.edges = 0
         self.log = []
@@ -94,7 +93,10 @@ class Pico:
                 os.nice(10)
             emu._set_pdeathsig()
 
-        self.proc = subprocess.Popen(["node", RUN_MJS, self.firmware, "--bootrom=" + BOOTROM],
+        cmd = ["node", RUN_MJS, self.firmware, "--bootrom=" + BOOTROM]
+        if self.sim_limit:
+            cmd.append("--sim-limit=%g" % self.sim_limit)
+        self.proc = subprocess.Popen(cmd,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                      bufsize=0, preexec_fn=child)
         for fn in (self._pump, self._stderr):
@@ -103,10 +105,11 @@ class Pico:
             self._threads.append(th)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and self.proc.poll() is None:
-            if any(l.startswith("[pico] usb") for l in self.log):
-                with contextlib.redirect_stdout(io.StringIO()):  # mpremote prints what a failed try read
-                    if _answers(self.url):
-                        return self
+            # (mpremote prints what a failed try read, b'': as for QEMU, left alone; swapping
+            # sys.stdout here, which is process-wide, lost tools/mcu.py's output when two
+            # Picos started at once in its threads)
+            if any(l.startswith("[pico] usb") for l in self.log) and _answers(self.url):
+                return self
             time.sleep(0.2)
         code = self.proc.poll()
         said = "\n".join(self.log[-8:])
@@ -247,7 +250,7 @@ def deploy_check(log=print):
     for b in bad:
         log("FAIL " + b)
     if not bad:
-        log("tools/deploy.py rp2 over the emulated Pico's pty: deployed, verified, imported from /lib on its "
+        log("tools/deploy.py rp2 over the emulated Pico's pty: deployed, verified, its .mpy files imported on the "
             "viper path, deployed again")
     return 1 if bad else 0
 
