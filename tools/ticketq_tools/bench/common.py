@@ -33,8 +33,11 @@ TITLES.update({
     "qemu-armv7m": "Cortex-M3 (armv7m, RP2350/stm32's ISA) under QEMU",
     "qemu-rv32": "RISC-V rv32imc (ESP32-C3's ISA) under QEMU",
 })
-ORDER = ("cpython", "vm", "unix", "microbit") + tuple(QEMU)
-MICROPYTHONS = ("vm", "unix", "microbit") + tuple(QEMU)
+# ticketq's Raspberry Pi Pico firmware (tools/firmware rp2) in rp2040js, timed in emulated
+# RP2040 cycles (ticketq_tools.bench.pico)
+TITLES["pico"] = "Raspberry Pi Pico (RP2040) in rp2040js"
+ORDER = ("cpython", "vm", "unix", "microbit") + tuple(QEMU) + ("pico",)
+MICROPYTHONS = ("vm", "unix", "microbit") + tuple(QEMU) + ("pico",)
 
 
 def fills(cap):
