@@ -46,6 +46,29 @@ mcu.flash.set(fs.readFileSync(fwPath), 0);
 mcu.core.PC = 0x10000000;
 const clock = sim.clock;
 
+// Flash writes, as tools/pico/run.mjs does them: rp2040js 1.4.1 emulates the flash for
+// reading only, so the firmware's littlefs could be neither made nor mounted, and the heap
+// after boot would lack what a real Pico's mounted file system takes. The bootrom's
+// flash_range_erase ('RE': bytes to 0xff) and flash_range_program ('RP': data ANDed in) are
+// done here when the core reaches them, then they return; their time is not modelled.
+const rom16 = (a) => (bootromB1[a >> 2] >>> ((a & 2) * 8)) & 0xffff;
+function romFunc(name) {
+  const code = name.charCodeAt(0) | (name.charCodeAt(1) << 8);
+  for (let p = rom16(0x14); rom16(p); p += 4) if (rom16(p) === code) return rom16(p + 2) & ~1;
+  throw new Error(`bootrom: no function ${name}`);
+}
+const ROM_ERASE = romFunc('RE'), ROM_PROGRAM = romFunc('RP');
+const flashSize = mcu.flash.length;
+function romFlashCall(core) {
+  const [offs, a1, a2] = core.registers;
+  if (core.PC === ROM_ERASE) {
+    mcu.flash.fill(0xff, offs, Math.min(flashSize, offs + a1));
+  } else {
+    for (let i = 0; i < a2 && offs + i < flashSize; i++) mcu.flash[offs + i] &= mcu.readUint8(a1 + i);
+  }
+  core.PC = core.LR & ~1;
+}
+
 const cdc = new USBCDC(mcu.usbCtrl);
 const pending = [];  // host -> device bytes, fed as the device's FIFO drains
 let parked = null;   // quiet host: the OUT transfer the device armed while there was nothing to send
@@ -106,6 +129,8 @@ function run() {
       clock.tick(dt); i += dt / cycleNanos;
       if (idle) break;
     } else {
+      const pc = core.PC;
+      if (pc === ROM_ERASE || pc === ROM_PROGRAM) romFlashCall(core);
       clock.tick(core.executeInstruction() * cycleNanos);
     }
     if ((i & 1023) === 0 && (pending.length || parked)) feed();
