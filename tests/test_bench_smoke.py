@@ -346,3 +346,19 @@ def test_quick_benchmark_on_the_emulated_pico(tmp_path=None):
     assert len(rows) >= 8, rows  # the Pico table's four rows (and the generic table's)
     assert "| ticketq, default path (viper) |" in md
     assert "TicketQueue(" in md and "after `import ticketq`" in md
+
+
+def test_committed_pico_section_comes_from_the_committed_results():
+    # BENCHMARKS.md's Pico section is exactly what tools/bench/results.json's "pico" run gives
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    import json
+    import os
+
+    bench = _bench()
+    raw = json.load(open(os.path.join(bench.HERE, "results.json")))["runs"]
+    md = open(os.path.join(bench.ROOT, "BENCHMARKS.md")).read()
+    assert "pico" in raw, "results.json has no run of the emulated Pico"
+    sec = "\n".join(bench.pico_section(raw)).rstrip("\n")
+    assert sec in md
+    assert "| ticketq, default path (viper) |" in sec

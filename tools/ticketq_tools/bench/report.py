@@ -292,7 +292,7 @@ def pico_section(raw):
         "ticketq's Raspberry Pi Pico firmware (MicroPython %s, rp2 port, `RPI_PICO`; %s; `firmware.bin` sha256 "
         "`%s`) in rp2040js 1.4.1, driven over its emulated USB CDC by mpremote "
         "(`tools/bench/run.py --splice --interp pico`, `ticketq_tools/bench/pico.py`). One run, one firmware: "
-        "ticketq on its default path (`ticketq.PATH` %r) and with the bytecode class forced (`BytecodeQueue`), "
+        "ticketq on its default path (`ticketq.PATH` `%s`) and with the bytecode class forced (`BytecodeQueue`), "
         "against the same firmware's C `heapq` on (class, seq, id) tuples and on packed ints, %d queued of %d. "
         "Medians of %d sections of %d pairs (or pushes and pops) after a warm-up, the empty loop's time "
         "subtracted."
@@ -308,8 +308,8 @@ def pico_section(raw):
         "one whose code misses more pays more). Nor does it model bus contention. The emulated USB host NAKs while it "
         "has nothing to send, as a real one does (rp2040js's own keeps the device's USB interrupt busy: "
         "`tools/bench/pico_emu.mjs`). Ratios between rows are the firmer figures.", "",
-        "| implementation | push | pop | push+pop pair | pair against heapq, ints | pair against heapq, tuples "
-        "| B per pair |",
+        "| implementation | push | pop | push+pop pair | pair's time against heapq on ints "
+        "| pair's time against heapq on tuples | B per pair |",
         "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
     for x, label in (("tq", "ticketq, default path (%s)" % path), ("tqb", "ticketq, bytecode path forced"),
                      ("hqt", NAMES["hqt"]), ("hqi", NAMES["hqi"])):
@@ -322,7 +322,9 @@ def pico_section(raw):
             ("%s (heap_lock)" % b(b_[1]) if b_[0] else "%s (allocates: gc.mem_free, collector off)" % b(b_[1]))
             if b_ else "—"))
     L.append("")
-    L.append("Cycles per operation. push and pop: %d of each in rounds of 64 (the queue between %d and %d "
+    L.append("Cycles per operation (time against heapq: ticketq's cycles over heapq's; below 1, ticketq is "
+             "faster). heapq on tuples allocates a 32 B tuple a push: its push column includes the "
+             "allocator's work. push and pop: %d of each in rounds of 64 (the queue between %d and %d "
              "queued), each half timed alone; push+pop pair: a push and a pop in turn at %d queued. B per pair: "
              "`gc.mem_free()` before and after %d pairs, under `micropython.heap_lock()` when they ran there (an "
              "allocation raises MemoryError), else with the collector off."
@@ -350,7 +352,8 @@ def pico_section(raw):
     if ram:
         f0, f1, f2, cq, full = ram[:5]
         cw = misc.get("'worker'")
-        L.append("- RAM (`gc.mem_free()`, each from a fresh heap, nothing mounted): %s B free after boot, "
+        L.append("- RAM (`gc.mem_free()`, from a fresh heap, nothing mounted over mpremote; the firmware's "
+                 "littlefs mounted as on a real Pico): %s B free after boot, "
                  "%s B after `import ticketq` (%s B taken)%s." % (
                      "{:,}".format(f0), "{:,}".format(f1), "{:,}".format(f0 - f1),
                      ", %s B after the frozen worker too (`import worker`)" % "{:,}".format(f2) if cw else ""))
