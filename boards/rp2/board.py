@@ -6,14 +6,10 @@ CAPACITY = 128
 HEARTBEAT = "LED"  # the on-board LED: GPIO 25 on a Pico, the CYW43's LED on a Pico W
 MPY = True  # mpy-cross output matching the board's sys.implementation mpy version
 MARCH = "armv6m"  # mpy-cross -march: the native code of ticketq.viper (RP2040: Cortex-M0+)
-# This profile is for stock MicroPython (tools/deploy.py rp2 puts FILES on as .mpy);
-# ticketq's own UF2 (tools/firmware rp2) has all of it frozen: boards/rp2-frozen.
-# Proven: the RP2040 firmware in rp2040js (the emulated Pico); RP2040's ISA under QEMU
-# (tools/mcu.py, ./tools/test: the armv6m target, frozen, as .mpy, as source); RP2350
-# (Pico 2, Cortex-M33) only by the armv7m target: for a Pico 2 set MARCH to what the board
-# reports (sys.implementation._mpy; tools/deploy.py refuses a MARCH that differs from it).
-# Flashing a UF2, finding the board with mpremote (USB 2e8a:0005), which route to take:
-# docs/boards.md, "The Raspberry Pi Pico".
+# Proven under QEMU (tools/mcu.py, ./tools/test): RP2040's ISA by the armv6m target, frozen
+# (freeze with MPY_CROSS_FLAGS=-march=armv6m) and as .mpy; RP2350 (Pico 2, Cortex-M33) by
+# the armv7m target: for a Pico 2 set MARCH to what the board reports
+# (sys.implementation._mpy; tools/deploy.py refuses a MARCH that differs from it).
 FILES = [
     "lib/ticketq/core.py",
     "lib/ticketq/__init__.py",
@@ -34,3 +30,8 @@ FILES = [
     "firmware/workload.txt",
     "boards/rp2/board.py",
 ]
+# This profile is for stock MicroPython (tools/deploy.py rp2 puts FILES on as .mpy);
+# ticketq's own UF2 (tools/firmware rp2) has all of it frozen (boards/rp2-frozen), and that
+# RP2040 firmware itself, not only its ISA, runs in rp2040js (the emulated Pico). Flashing a
+# UF2, finding the board with mpremote (USB 2e8a:0005), which route to take, what is proven
+# where: docs/boards.md, "The Raspberry Pi Pico".

@@ -6,10 +6,7 @@
                                                    # docs/bench-memory.png and
                                                    # tools/bench/results.json
     .venv/bin/python tools/bench/run.py --quick    # seconds-long smoke run into build/bench/
-    .venv/bin/python tools/bench/run.py --splice --interp pico   # the emulated Pico's run into
-                                                   # results.json, its section of BENCHMARKS.md
-                                                   # and its rows of docs/speed.md
-    options: --interp cpython,vm,unix,microbit,qemu-armv6m,qemu-armv7m,qemu-rv32,pico  --out DIR  --no-plot
+    options: --interp cpython,vm,unix,microbit,qemu-armv6m,qemu-armv7m,qemu-rv32  --out DIR  --no-plot
 
 The kernels are in tools/bench/tqbench.py, one module that runs unchanged on CPython, the
 MicroPython WebAssembly VM, the MicroPython unix port and the micro:bit. This script sends
@@ -25,16 +22,19 @@ one's printed output back":
             MicroPython's QEMU firmware (tools/mcu.py: Cortex-M0, Cortex-M3, RV32IMC), ticketq
             frozen with viper=True, tqbench.py and mp_worker.py over `mpremote mount`; both
             hot paths against the firmware's C heapq (the "Microcontroller ISAs" table)
-  pico      ticketq's Raspberry Pi Pico firmware (tools/firmware rp2, or $TICKETQ_PICO_FIRMWARE)
-            in rp2040js (tools/bench/pico_emu.mjs) over mpremote, as the QEMU targets, plus
-            push and pop timed apart, bytes per pair under heap_lock, free RAM and the largest
-            queue beside the frozen worker; in emulated RP2040 cycles (ticketq_tools/bench/pico.py)
   microbit  an emulated BBC micro:bit v1 (tools/emu.py: QEMU + MicroPython 1.9.2) over
             mpremote; sources are uploaded stripped, and only what a phase needs
             (tools/bench/shake.py), because the board has ~9.6 KB of heap
 Every reported figure is a ratio to a baseline measured in the same run (heapq with tuples,
 or on the micro:bit a pure-Python heap of tuples), from medians of several runs with
 gc.collect() before each timed section; the plain loop's own time is subtracted.
+
+--interp pico: ticketq's Raspberry Pi Pico firmware (tools/firmware rp2, or
+$TICKETQ_PICO_FIRMWARE) in rp2040js (tools/bench/pico_emu.mjs) over mpremote, as the QEMU
+targets, plus push and pop timed apart, bytes per pair under heap_lock, free RAM and the
+largest queue beside the frozen worker, in emulated RP2040 cycles (ticketq_tools/bench/pico.py);
+`--splice --interp pico` puts its run into results.json, its section into BENCHMARKS.md and
+its rows into docs/speed.md, the rest as it was.
 """
 import argparse
 import json
