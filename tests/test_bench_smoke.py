@@ -318,3 +318,87 @@ def test_committed_isa_table_comes_from_the_committed_results():
     assert len(base) == 6, "results.json has no run of the three QEMU targets"
     for row in rows:
         assert row in md.splitlines(), row
+
+
+def test_pico_section_is_computed_from_the_results():
+    # issue 32's table: cycles per push, pop and pair (ns / 8: the RP2040's 125 MHz), the
+    # pair against the firmware's heapq, bytes per pair under heap_lock, and the 1.2x target,
+    # from results.json's "pico" run alone
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    bench = _bench()
+    run = {"config": {"tpo": [256, 128], "reps": 5, "n": 2048, "lk": 64},
+           "ns_per_pair": {"tq/256/128": 80000.0, "tqb/256/128": 400000.0, "hqt/256/128": 100000.0,
+                           "hqi/256/128": 50000.0},
+           "push_pop_ns": {"tq/256/128": [40000.0, 48000.0], "hqi/256/128": [16000.0, 36000.0]},
+           "heap_lock_bytes_per_pair": {"tq": [True, 0.0], "hqt": [False, 32.0]},
+           "ticketq_ops": {"push": [0, 0], "pop": [0, 0]}, "ticketq_ops_bytecode": {},
+           "misc": {"'path'": "viper", "'fw'": '{"from": "tools/firmware rp2", "sha256_bin": "ab"}',
+                    "'ram'": [240000, 237000, 236000, 29000, 29000, "viper", None, "Pico", 230000],
+                    "'worker'": 11500}}
+    md = "\n".join(bench.pico_section({"pico": run}))
+    rows = {r[0]: r for r in ([c.strip() for c in l.strip("|").split("|")] for l in md.splitlines()
+                              if l.startswith("| ticketq") or l.startswith("| heapq"))}
+    assert rows["ticketq, default path (viper)"][1:] == ["5,000", "6,000", "10,000", "1.60x", "0.80x",
+                                                          "0 (heap_lock)"], rows
+    assert rows["ticketq, bytecode path forced"][1:4] == ["—", "—", "50,000"], rows
+    assert rows["heapq, (class, seq, id) tuples"][-1].startswith("32 (allocates"), rows
+    assert "within 1.2x of `heapq` on plain ints: **not met** (1.60x)" in md
+    assert "TicketQueue(29,000) builds" in md and "`worker.Worker(11,500)`" in md
+    assert "XIP flash cache" in md  # the caveat
+    run["ns_per_pair"]["tq/256/128"] = 55000.0
+    assert "**met** (1.10x)" in "\n".join(bench.pico_section({"pico": run}))
+    assert bench.pico_section({}) == []
+    # spliced after the ISA table, and replaced in place the second time
+    text = "# B\n\n%s\n%s\n\n## How it is measured\n" % (bench.ISA_BEGIN, bench.ISA_END)
+    once = bench.pico_splice(text, {"pico": run})
+    assert once.index(bench.ISA_END) < once.index(bench.PICO_BEGIN) < once.index("## How it is measured")
+    assert bench.pico_splice(once, {"pico": run}) == once
+
+
+def test_quick_benchmark_on_the_emulated_pico(tmp_path=None):
+    # tools/bench/run.py --quick --interp pico on ticketq's Pico firmware in rp2040js: it runs
+    # and the Pico section has every row. Skips when no firmware is built (it builds nothing):
+    # tools/firmware rp2's cached build, or TICKETQ_PICO_FIRMWARE.
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    bench = _bench()
+    from ticketq_tools.bench import pico
+
+    why = pico.available()
+    fw = pico.built_firmware()
+    if why or not fw:
+        skip("no emulated Pico here: %s" % (why or "no Pico firmware built (tools/firmware rp2)"))
+    out = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+    env = dict(os.environ, TICKETQ_PICO_FIRMWARE=fw)
+    p = subprocess.run([sys.executable, os.path.join(bench.HERE, "run.py"), "--quick", "--interp", "pico",
+                        "--no-plot", "--out", out], capture_output=True, text=True, timeout=1500,
+                       cwd=bench.ROOT, env=env)
+    assert p.returncode == 0, p.stderr[-2000:]
+    md = open(os.path.join(out, "BENCHMARKS.md")).read()
+    assert bench.PICO_BEGIN in md and "emulated cycles" in md
+    rows = [l for l in md.splitlines() if l.startswith("| ticketq, ") or l.startswith("| heapq, ")]
+    assert len(rows) >= 8, rows  # the Pico table's four rows (and the generic table's)
+    assert "| ticketq, default path (viper) |" in md
+    assert "TicketQueue(" in md and "after `import ticketq`" in md
+
+
+def test_committed_pico_section_comes_from_the_committed_results():
+    # BENCHMARKS.md's Pico section is exactly what tools/bench/results.json's "pico" run gives
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    import json
+    import os
+
+    bench = _bench()
+    raw = json.load(open(os.path.join(bench.HERE, "results.json")))["runs"]
+    md = open(os.path.join(bench.ROOT, "BENCHMARKS.md")).read()
+    assert "pico" in raw, "results.json has no run of the emulated Pico"
+    sec = "\n".join(bench.pico_section(raw)).rstrip("\n")
+    assert sec in md
+    assert "| ticketq, default path (viper) |" in sec

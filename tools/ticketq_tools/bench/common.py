@@ -49,3 +49,10 @@ MICROPYTHONS = ("vm", "unix", "unix-c", "microbit") + tuple(QEMU)
 
 def fills(cap):
     return (0, cap // 2, cap - 1)
+
+
+# ticketq's Raspberry Pi Pico firmware (tools/firmware rp2) in rp2040js, timed in emulated
+# RP2040 cycles (ticketq_tools.bench.pico): the last target
+TITLES["pico"] = "Raspberry Pi Pico (RP2040) in rp2040js"
+ORDER += ("pico",)
+MICROPYTHONS += ("pico",)

@@ -213,7 +213,7 @@ def run_microbit(steps, log):
 
 def collect(interp, c, results):
     """The raw outputs, parsed: {"t": {(x, cap, fill): [(none, t), ...]}, ...}."""
-    R = {"t": {}, "memerr": set(), "long": {}, "a": {}, "a0": {}, "op": {}, "op0": {}, "opb": {}, "opb0": {},
+    R = {"t": {}, "tpo": {}, "lk": {}, "memerr": set(), "long": {}, "a": {}, "a0": {}, "op": {}, "op0": {}, "opb": {}, "opb0": {},
          "s": {}, "errors": [], "tolerated": [], "misc": {}}
     for step, ok, text in results:
         tag = step[2] if step[0] == "x" else None
@@ -244,6 +244,11 @@ def collect(interp, c, results):
         if kind == "t":
             if tag[4] > 0:  # rep 0 is the warm-up
                 R["t"].setdefault(tag[1:4], []).append(v)
+        elif kind == "tpo":  # the emulated Pico: push and pop timed apart
+            if tag[4] > 0:
+                R["tpo"].setdefault(tag[1:4], []).append(v)
+        elif kind in ("lk", "lk0"):
+            R["lk"][(kind, tag[1])] = (v[0], v[1], tag[2])
         elif kind == "L":
             if tag[2] > 0:
                 R["long"].setdefault(tag[1], []).append(v)
