@@ -16,8 +16,8 @@ metadata(
 # files= takes every .py of the folder, ticketq/viper.py with it.
 package(
     "ticketq",
-    files=["__init__.py", "aio.py", "audit.py", "core.py", "fleet.py", "keyed.py", "lanes.py",
-           "resp.py", "ticks.py"],
+    files=["__init__.py", "aio.py", "audit.py", "ccore.py", "core.py", "fleet.py", "keyed.py",
+           "lanes.py", "resp.py", "sentinel.py", "ticks.py"],
     base_path="lib",
 )
 # The viper hot path (ticketq.viper) compiles only where the port has a native emitter

@@ -437,10 +437,12 @@ local function idem(keys, m, args, now, op, fn, replayable)
       -- replayable(keys, r, now): true (send r again), false/nil (run anew), or a table:
       -- the reply to send instead (a batch pop's, without its leases that ran out)
       local v = not replayable or replayable(keys, r, now)
-      if v == true then
-        return r
-      elseif v then
-        return v
+      if v then
+        -- A replay writes one counter, so that it is replicated: a WAIT sent after it (a
+        -- durable client's retry, maybe on a new connection) then waits for the replicas
+        -- to have everything up to now, the first run's writes included.
+        redis.call('HINCRBY', keys[META], 'replays', 1)
+        return v == true and r or v
       end
     end
   end

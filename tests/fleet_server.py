@@ -88,8 +88,9 @@ def free_port(cluster=False):
 class RedisServer:
     # cluster=True: a one-node Redis Cluster (cluster mode on, every slot on this node), so
     # the server refuses a call whose keys do not share one slot (CROSSSLOT), as a cluster does.
-    def __init__(self, appendonly=False, cluster=False, exe=None, serve_all=True):
+    def __init__(self, appendonly=False, cluster=False, exe=None, serve_all=True, extra=()):
         self.appendonly = appendonly
+        self.extra = list(extra)  # more server options (replication, cluster timeouts: fleet_ha.py)
         self.cluster = cluster
         self.exe = exe  # a server binary; default: server_exe() (redis-server, or valkey-server)
         self.serve_all = serve_all  # cluster: take every slot (a one-node cluster)
@@ -108,6 +109,7 @@ class RedisServer:
                    "--protected-mode", "yes"]
             if self.cluster:
                 cmd += ["--cluster-enabled", "yes", "--cluster-config-file", "nodes-%d.conf" % port]
+            cmd += self.extra
             self.proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             if self._wait_ready(port):
                 self.port = port

@@ -202,6 +202,41 @@ def test_quick_benchmark_on_the_unix_port_has_both_paths():
     assert len(zero) == 2 and all(targets[l][2] == "met" for l in zero)
 
 
+def test_quick_benchmark_of_the_c_core_on_the_unix_port():
+    # The unix port with the C core's x86 .mpy on its path (interp unix-c, docs/c-core.md): the
+    # C path by default, the viper and bytecode classes and heapq on ints and on tuples timed
+    # in the same process; the line comparing them is filled in, 0 B per operation. Never a
+    # speed threshold (a benchmark, not a timed test).
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    import os
+    import re
+    import subprocess
+    import sys
+    import tempfile
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    sys.path.insert(0, os.path.join(root, "tools"))
+    from ticketq_tools import ccore, mpunix
+
+    if mpunix.find()[0] is None:
+        skip("no MicroPython unix port here (tools/mpunix.py --where)")
+    if ccore.available("x86"):
+        skip("no x86 compiler for the C core here: %s" % ccore.available("x86"))
+    out = tempfile.mkdtemp()
+    p = subprocess.run([sys.executable, os.path.join(root, "tools", "bench", "run.py"), "--quick", "--interp",
+                        "unix-c", "--no-plot", "--out", out], capture_output=True, text=True, timeout=300, cwd=root)
+    assert p.returncode == 0, p.stderr[-2000:]
+    md = open(os.path.join(out, "BENCHMARKS.md")).read()
+    assert "ticketq.PATH 'c' by default" in md, md[:2000]
+    m = re.search(r"C core loaded\*\*: the C core's speed, at 128 queued of 256, against heapq, packed ints "
+                  r"\(C floor\) ([0-9.]+)x, heapq, \(class, seq, id\) tuples ([0-9.]+)x, ticketq, viper class "
+                  r"([0-9.]+)x, ticketq, bytecode path forced ([0-9.]+)x\.", md)
+    assert m and all(float(g) > 0 for g in m.groups()), md[:3000]
+    assert ("C core loaded**: bytes allocated per ticketq operation: push 0 B, pop 0 B, peek 0 B, remove 0 B"
+            in md), md[:3000]
+
+
 def test_speed_doc_table_is_the_committed_results():
     # docs/speed.md's figures are generated (tools/bench/run.py, a full run): the table there
     # is exactly what tools/bench/results.json gives, so it cannot drift from BENCHMARKS.md.
@@ -216,7 +251,10 @@ def test_speed_doc_table_is_the_committed_results():
     # its name would shadow ticketq run for the tests that come after
     code = ("import json, sys; sys.path.insert(0, 'tools/bench'); import run\n"
             "raw = json.load(open('tools/bench/results.json'))\n"
-            "assert not raw['quick'] and set(raw['runs']) == set(run.ORDER), sorted(raw['runs'])\n"
+            # unix-c and the qemu-*-c firmware (the C core, issue 33) joined ORDER after the last
+            # full run: the next one adds them
+            "assert not raw['quick'] and set(raw['runs']) | {'unix-c'} | set(run.QEMU_C) == set(run.ORDER), "
+            "sorted(raw['runs'])\n"
             "print(run.speed_block(raw))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root, timeout=60)
     assert p.returncode == 0, p.stderr
@@ -275,6 +313,92 @@ def test_committed_isa_table_comes_from_the_committed_results():
     raw = json.load(open(os.path.join(bench.HERE, "results.json")))["runs"]
     md = open(os.path.join(bench.ROOT, "BENCHMARKS.md")).read()
     rows = bench.isa_rows(raw)
-    assert len(rows) == 6, "results.json has no run of the three QEMU targets"
+    # two rows for each of the three QEMU targets (and two more for each C core firmware run)
+    base = [r for r in rows if any(r.startswith("| %s |" % bench.TITLES[i]) for i in ("qemu-armv6m", "qemu-armv7m", "qemu-rv32"))]
+    assert len(base) == 6, "results.json has no run of the three QEMU targets"
     for row in rows:
         assert row in md.splitlines(), row
+
+
+def test_pico_section_is_computed_from_the_results():
+    # issue 32's table: cycles per push, pop and pair (ns / 8: the RP2040's 125 MHz), the
+    # pair against the firmware's heapq, bytes per pair under heap_lock, and the 1.2x target,
+    # from results.json's "pico" run alone
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    bench = _bench()
+    run = {"config": {"tpo": [256, 128], "reps": 5, "n": 2048, "lk": 64},
+           "ns_per_pair": {"tq/256/128": 80000.0, "tqb/256/128": 400000.0, "hqt/256/128": 100000.0,
+                           "hqi/256/128": 50000.0},
+           "push_pop_ns": {"tq/256/128": [40000.0, 48000.0], "hqi/256/128": [16000.0, 36000.0]},
+           "heap_lock_bytes_per_pair": {"tq": [True, 0.0], "hqt": [False, 32.0]},
+           "ticketq_ops": {"push": [0, 0], "pop": [0, 0]}, "ticketq_ops_bytecode": {},
+           "misc": {"'path'": "viper", "'fw'": '{"from": "tools/firmware rp2", "sha256_bin": "ab"}',
+                    "'ram'": [240000, 237000, 236000, 29000, 29000, "viper", None, "Pico", 230000],
+                    "'worker'": 11500}}
+    md = "\n".join(bench.pico_section({"pico": run}))
+    rows = {r[0]: r for r in ([c.strip() for c in l.strip("|").split("|")] for l in md.splitlines()
+                              if l.startswith("| ticketq") or l.startswith("| heapq"))}
+    assert rows["ticketq, default path (viper)"][1:] == ["5,000", "6,000", "10,000", "1.60x", "0.80x",
+                                                          "0 (heap_lock)"], rows
+    assert rows["ticketq, bytecode path forced"][1:4] == ["—", "—", "50,000"], rows
+    assert rows["heapq, (class, seq, id) tuples"][-1].startswith("32 (allocates"), rows
+    assert "within 1.2x of `heapq` on plain ints: **not met** (1.60x)" in md
+    assert "TicketQueue(29,000) builds" in md and "`worker.Worker(11,500)`" in md
+    assert "XIP flash cache" in md  # the caveat
+    run["ns_per_pair"]["tq/256/128"] = 55000.0
+    assert "**met** (1.10x)" in "\n".join(bench.pico_section({"pico": run}))
+    assert bench.pico_section({}) == []
+    # spliced after the ISA table, and replaced in place the second time
+    text = "# B\n\n%s\n%s\n\n## How it is measured\n" % (bench.ISA_BEGIN, bench.ISA_END)
+    once = bench.pico_splice(text, {"pico": run})
+    assert once.index(bench.ISA_END) < once.index(bench.PICO_BEGIN) < once.index("## How it is measured")
+    assert bench.pico_splice(once, {"pico": run}) == once
+
+
+def test_quick_benchmark_on_the_emulated_pico(tmp_path=None):
+    # tools/bench/run.py --quick --interp pico on ticketq's Pico firmware in rp2040js: it runs
+    # and the Pico section has every row. Skips when no firmware is built (it builds nothing):
+    # tools/firmware rp2's cached build, or TICKETQ_PICO_FIRMWARE.
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    bench = _bench()
+    from ticketq_tools.bench import pico
+
+    why = pico.available()
+    fw = pico.built_firmware()
+    if why or not fw:
+        skip("no emulated Pico here: %s" % (why or "no Pico firmware built (tools/firmware rp2)"))
+    out = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+    env = dict(os.environ, TICKETQ_PICO_FIRMWARE=fw)
+    p = subprocess.run([sys.executable, os.path.join(bench.HERE, "run.py"), "--quick", "--interp", "pico",
+                        "--no-plot", "--out", out], capture_output=True, text=True, timeout=1500,
+                       cwd=bench.ROOT, env=env)
+    assert p.returncode == 0, p.stderr[-2000:]
+    md = open(os.path.join(out, "BENCHMARKS.md")).read()
+    assert bench.PICO_BEGIN in md and "emulated cycles" in md
+    rows = [l for l in md.splitlines() if l.startswith("| ticketq, ") or l.startswith("| heapq, ")]
+    assert len(rows) >= 8, rows  # the Pico table's four rows (and the generic table's)
+    assert "| ticketq, default path (viper) |" in md
+    assert "TicketQueue(" in md and "after `import ticketq`" in md
+
+
+def test_committed_pico_section_comes_from_the_committed_results():
+    # BENCHMARKS.md's Pico section is exactly what tools/bench/results.json's "pico" run gives
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    import json
+    import os
+
+    bench = _bench()
+    raw = json.load(open(os.path.join(bench.HERE, "results.json")))["runs"]
+    md = open(os.path.join(bench.ROOT, "BENCHMARKS.md")).read()
+    assert "pico" in raw, "results.json has no run of the emulated Pico"
+    sec = "\n".join(bench.pico_section(raw)).rstrip("\n")
+    assert sec in md
+    assert "| ticketq, default path (viper) |" in sec

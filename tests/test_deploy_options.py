@@ -71,7 +71,7 @@ def test_the_microbit_gets_the_library_without_its_version_line():
         assert ("__version__" in text) == (name != "microbit"), name
         # ticketq.WHY's assignment and the `as e` that feeds it: not on the micro:bit
         assert ("WHY = str(e)" in text and " as e:" in text) == (name != "microbit"), name
-        assert ("from ticketq.viper import TicketQueue, PATH, WHY" in text) == (name != "microbit")
+        assert ("from ticketq.ccore import TicketQueue, PATH, WHY" in text) == (name != "microbit")
         assert "from ticketq.core import TicketQueue" in text  # the queue itself: ticketq/core.py
         assert '"""' not in text and "A *ticket* is" not in text  # no docstring on a source board
     board = [i for i in deploy.plan(deploy.read_profile("microbit")) if i.name == "board.py"][0]
@@ -228,3 +228,60 @@ def test_deploy_makes_the_package_folder_on_a_board_with_folders(tmp_path=None):
     p = subprocess.run([exe, "-c", code], cwd=home, env=env, capture_output=True, text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert p.stdout.split() == ["3", "ticketq/__init__.py", "False"], p.stdout  # from the folder (cwd)
+
+
+def test_the_c_core_goes_on_only_for_the_boards_own_architecture(tmp_path=None):
+    # tools/deploy.py --c-core (docs/c-core.md): the native .mpy whose header names the board's
+    # architecture and .mpy version (sys.implementation._mpy) goes on as _ticketq.mpy beside
+    # the package, and ticketq then runs its C path there; any other is refused, saying which
+    # to take, before anything is written. On the unix port as the board (x86).
+    if IS_MICROPYTHON:
+        skip("drives a board from the host (CPython)")
+    deploy = _deploy()
+    import subprocess
+    import tempfile
+
+    from ticketq_tools import ccore, mpunix
+
+    exe = mpunix.find()[0]
+    if not exe:
+        skip("no MicroPython unix port here (tools/mpunix.py --where)")
+    if ccore.available("x86"):
+        skip(ccore.available("x86"))
+    mpy = int(subprocess.run([exe, "-c", "import sys; print(sys.implementation._mpy)"], capture_output=True,
+                             text=True, timeout=60).stdout)
+    if deploy.mpy_arch(mpy) != "x86":
+        skip("this unix port is not the 32-bit x86 one")
+    x86 = deploy.natmod_for(mpy, "auto", log=lambda m: None)
+    assert deploy.natmod_for(mpy, x86) == x86
+    arm = ccore.build("armv6m", log=lambda m: None) if not ccore.available("armv6m") else None
+    if arm:
+        e = raises(deploy.DeployError, deploy.natmod_for, mpy, arm)
+        assert "native code for armv6m, but the board's MicroPython reports x86" in str(e), e
+        assert "tools/firmware natmod x86" in str(e), e
+        e = raises(deploy.DeployError, deploy.natmod_for, (mpy & 0x3FF) | (4 << 10), x86)  # an armv6m board
+        assert "native code for x86, but the board's MicroPython reports armv6m" in str(e), e
+    e = raises(deploy.DeployError, deploy.natmod_for, (mpy & 0xFF) | (((mpy >> 8) & 3) ^ 1) << 8 | (1 << 10), x86)
+    assert "is .mpy version" in str(e), e
+    e = raises(deploy.DeployError, deploy.natmod_for, mpy & 0x3FF, x86)
+    assert "no native architecture" in str(e), e
+    home = str(tmp_path) if tmp_path else tempfile.mkdtemp()
+    prof = {"NAME": "t", "MPY": False, "_path": "/nonexistent/board.py",
+            "FILES": ["lib/ticketq/core.py", "lib/ticketq/__init__.py", "lib/ticketq/ccore.py"]}
+    with mpunix.board(home) as url:
+        with deploy.Board(url, soft_reset=False) as b:
+            if arm:  # refused before anything is written
+                try:
+                    deploy.deploy(b, prof, lib_only=True, log=lambda m: None, ccore=arm)
+                except deploy.DeployError as e:
+                    assert "native code for armv6m" in str(e), e
+                else:
+                    assert False, "an armv6m C core went onto an x86 board"
+                assert not b.files(), b.files()
+            res = deploy.deploy(b, prof, lib_only=True, log=lambda m: None, ccore="auto")
+    assert "_ticketq.mpy" in [r.name for r in res], res
+    code = "import ticketq\nq = ticketq.TicketQueue(4)\nq.push(3, 1)\nprint(ticketq.PATH, q.pop())"
+    p = subprocess.run([exe, "-c", code], cwd=home, env=dict(os.environ, MICROPYPATH=""), capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.split() == ["c", "3"], p.stdout

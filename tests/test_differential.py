@@ -28,6 +28,10 @@ def classes():
         import ticketq.viper as tqviper
         out.append(("bytecode", tqviper.BytecodeQueue))
         out.append(("viper", tqviper.TicketQueue))
+    elif ticketq.PATH == "c":  # the C core (docs/c-core.md); tests/test_ccore_fuzz.py goes further
+        from ticketq.core import TicketQueue as Ref
+        out.append(("bytecode", Ref))
+        out.append(("c", ticketq.TicketQueue))
     else:
         out.append(("bytecode", ticketq.TicketQueue))
 
@@ -99,7 +103,7 @@ def lockstep(seed, steps, capacity, first_seq, aging, lim, trace):
 def test_every_queue_class_gives_the_same_outcomes_in_lockstep():
     names = [n for n, _ in classes()]
     assert names[0] == "bytecode" and names[-1] == "lanes1"
-    assert ("viper" in names) == (ticketq.PATH == "viper")
+    assert ("viper" in names) == (ticketq.PATH == "viper") and ("c" in names) == (ticketq.PATH == "c")
     for seed in range(1, 25):
         r = Rng(seed * 7919)
         capacity = 1 + r.next(40)

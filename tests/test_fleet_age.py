@@ -241,3 +241,29 @@ def test_keyed_age_reads_a_bounded_number_of_lanes():
     lo, hi = q.oldest_age()
     assert hi is not None and 0 <= lo <= hi, (lo, hi)  # 256 lanes: every head read, both known
     q.destroy()
+
+
+def test_oldest_head_needs_the_high_words_to_tie():
+    # age.lua's before(): of the ready heads, the oldest is the least (hi, lo) pair; lo
+    # decides only when the hi words tie. The older ticket (hi h, lo 2**30 - 1, HIGH) is
+    # the head read first, the younger (hi h + 1, lo 0, LOW) after it: a comparison that
+    # lets lo decide whatever the hi words (issue 34 #6) takes the younger one, and its
+    # marks say "pushed after t2" where the oldest was pushed between t1 and t2.
+    conn = _setup()
+    import fleet_server
+    from ticketq.fleet import FleetQueue
+
+    for hi in (0, 2 ** 31 - 1):
+        q = FleetQueue(conn, fleet_server.fresh_name("agehw"), 8)
+        conn.hset(q.keys[0], mapping={"hi": hi, "lo": (1 << 30) - 1})
+        q.push(1, 2)  # counter (hi, 2**30 - 1)
+        q.push(2, 0)  # counter (hi + 1, 0): after the carry
+        now = _ms(conn)
+        # mark 1 (100 s ago): the next push would take (hi, 2**30 - 1): ticket 1 came after;
+        # mark 2 (50 s ago): the next push would take (hi + 1, 0): 1 came before, 2 after
+        conn.hset(q.keys[0], "am", "%d:%d:%d %d:0:%d" % (hi, (1 << 30) - 1, now - 100000,
+                                                         hi + 1, now - 50000))
+        lo, top = q.oldest_age()
+        assert 50000 <= lo <= top and 100000 <= top <= 100000 + 60000, (hi, lo, top)
+        assert lo <= 50000 + 60000, (hi, lo, top)
+        q.destroy()

@@ -68,3 +68,37 @@ def test_benchmarks_md_carries_the_committed_fleet_figures():
     row = res["rows"][0]
     assert "| add one at a time | %.0f | %.0f | **%.2f** |" % (
         row["ticketq_rate"], row["bullmq_rate"], row["ratio"]) in text
+
+
+def test_smoke_durable_benchmark_measures_both_sides():
+    # tools/bench/fleet.py --durable --smoke: a primary and a replica it starts, every row
+    # with num_replicas 0 and 1. The figures are only checked to be there and positive.
+    if IS_MICROPYTHON:
+        skip("the benchmark starts redis-servers (host only)")
+    import json
+    import os
+    import subprocess
+    import sys
+    import tempfile
+
+    root, fleet = _bench()
+    out = tempfile.mkdtemp()
+    p = subprocess.run([sys.executable, os.path.join(root, "tools", "bench", "fleet.py"), "--durable", "--smoke",
+                        "--out", out], capture_output=True, text=True, timeout=600, cwd=root)
+    assert p.returncode == 0, p.stderr[-3000:]
+    with open(os.path.join(out, "fleet-durable.json")) as f:
+        res = json.load(f)
+    assert res["quick"]
+    # Debian's Redis 7.0 (no WAITAOF), then Valkey (WAITAOF; tools/setup installs it)
+    # each persistence setup, on each server
+    runs = [(r["setup"], r["server"].split()[0]) for r in res["rows"][::len(fleet.DURABLE_ROWS)]]
+    assert runs == [("AOF always", "redis-server"), ("AOF always", "valkey"),
+                    ("no persistence", "redis-server"), ("no persistence", "valkey")], runs
+    assert [(r["kind"], r["k"]) for r in res["rows"]] == fleet.DURABLE_ROWS * 4
+    # WAITAOF: only Valkey has it, and only with appendonly on is it sent
+    assert [r["waitaof"] for r in res["rows"]] == [False] * 4 + [True] * 4 + [False] * 8
+    for r in res["rows"]:
+        assert r["off"] > 0 and r["on"] > 0 and abs(r["ratio"] - r["on"] / r["off"]) < 1e-9, r
+    with open(os.path.join(out, "fleet-durable.md")) as f:
+        md = f.read()
+    assert len([l for l in md.splitlines() if " | add " in l or " | processed" in l]) == 16

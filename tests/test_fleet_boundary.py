@@ -93,3 +93,28 @@ def test_aging_promotes_the_oldest_across_the_counter_carry():
         assert got[:2] == [(4, 2, 1), (1, 1, M30 - 2)], got  # 1, not 3, was promoted first
         assert q.digest == t.digest
         q.destroy()
+
+
+def test_aging_older_needs_the_high_words_to_tie():
+    # older(a, b) in fleet/core.lua compares (hi, lo) pairs: lo decides only when the hi
+    # words tie. Here the older ticket (lo near 2**30, hi h) is the head first looked at
+    # (class 1) and the younger one (hi h + 1, lo 0) comes after (class 0), so a comparison
+    # that lets lo decide whatever the hi words ("ah < bh or al < bl", issue 34 #6) promotes
+    # the younger one: the classes then differ from TicketQueue's with the same pushes.
+    from ticketq import TicketQueue
+
+    srv = host_only()
+    conn = srv.client()
+    for hi in (0, 2 ** 31 - 1):
+        q = FleetQueue(conn, fleet_server.fresh_name("agehi"), 16, aging=1)
+        conn.hset(q.keys[0], mapping={"hi": hi, "lo": M30 - 2})
+        t = TicketQueue(16, M30 - 2, 1)
+        for i, c in ((1, 3), (2, 1), (3, 0), (4, 0)):  # 3 and 4 after the carry
+            assert q.push(i, c) == t.push(i, c)
+        got = [(q.pop(), q.last_priority, q.last_seq) for _ in range(4)]
+        want = [(t.pop(), t.last_priority, t.last_seq) for _ in range(4)]
+        assert got == want, (hi, got, want)
+        # after each pop aging promotes the oldest: 2 (pushed before 3) to HIGH first
+        assert got == [(1, 3, M30 - 2), (2, 2, M30 - 1), (3, 1, 0), (4, 1, 1)], got
+        assert q.digest == t.digest
+        q.destroy()

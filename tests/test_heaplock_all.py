@@ -27,6 +27,10 @@ def makers():
         import ticketq.viper as tqviper
         out.append(("bytecode", tqviper.BytecodeQueue, 0))
         out.append(("viper", tqviper.TicketQueue, 0))
+    elif ticketq.PATH == "c":  # the C core (docs/c-core.md) beside the reference
+        from ticketq.core import TicketQueue as Ref
+        out.append(("bytecode", Ref, 0))
+        out.append(("c", ticketq.TicketQueue, 0))
     else:
         out.append(("bytecode", ticketq.TicketQueue, 0))
 

@@ -17,6 +17,20 @@ def forced():
     return mods is not None and "ticketq.viper" in mods and mods["ticketq.viper"] is None
 
 
+def c_expected():
+    # the C core (module _ticketq: the x86 .mpy on the unix port's path in tools/test's
+    # unix-c stage, docs/c-core.md) where it can be imported and is not blocked: then it is
+    # the path in use, or its self-check refused it, which is a failure here
+    mods = getattr(sys, "modules", None)
+    if mods is None or mods.get("_ticketq", 0) is None or forced():
+        return False
+    try:
+        import _ticketq  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 def viper_expected():
     # every 32-bit MicroPython port with a native emitter: not the WebAssembly VM, not the
     # micro:bit (no module there), not CPython, not a 64-bit unix port
@@ -34,7 +48,7 @@ def misplaced_armv6m():
 
 def test_the_path_in_use():
     if not misplaced_armv6m():
-        assert ticketq.PATH == ("viper" if viper_expected() else "bytecode"), ticketq.WHY
+        assert ticketq.PATH == ("c" if c_expected() else "viper" if viper_expected() else "bytecode"), ticketq.WHY
     q = ticketq.TicketQueue(4)
     q.push(1, ticketq.HIGH)
     assert q.pop() == 1 and isinstance(q, ticketq.TicketQueue)
@@ -135,8 +149,16 @@ NONE = object()  # reimport: no sys.modules entry for ticketq.viper
 
 def reimport(viper):
     # A fresh `import ticketq` with sys.modules["ticketq.viper"] set to `viper` (NONE: no
-    # entry); sys.modules is put back as it was, so the other test modules keep the
-    # ticketq they imported.
+    # entry), the C core blocked and ticketq.ccore (which picks between the two) imported
+    # afresh (tests/pathswap.py); sys.modules is put back as it was, so the
+    # other test modules keep the ticketq they imported.
+    from pathswap import fresh_chooser
+
+    with fresh_chooser():
+        return _reimport(viper)
+
+
+def _reimport(viper):
     mods = sys.modules
     old = mods["ticketq"]
     had = "ticketq.viper" in mods
@@ -205,6 +227,10 @@ def test_a_viper_module_that_raises_while_it_runs_keeps_the_bytecode_path():
                 pass
         with open(d + "/ticketq/__init__.py", "w") as f:
             f.write(init)
+        with open(ticketq.__file__.replace("__init__.py", "ccore.py")) as f:
+            chooser = f.read()
+        with open(d + "/ticketq/ccore.py", "w") as f:
+            f.write(chooser)
         f = open(d + "/ticketq/viper.py", "w")
     except (ImportError, OSError, AttributeError) as e:
         skip("no filesystem to write a module to here, or no source of ticketq (%s)" % e)
@@ -233,16 +259,17 @@ def test_importing_the_viper_module_first_still_gives_the_viper_path():
     if ticketq.PATH != "viper":
         skip("no viper path here: the bytecode path is the only one")
     mods = sys.modules
-    old = (mods["ticketq"], mods["ticketq.viper"])
+    old = (mods["ticketq"], mods["ticketq.viper"], mods["ticketq.ccore"])
     del mods["ticketq"]
     del mods["ticketq.viper"]
+    del mods["ticketq.ccore"]
     try:
         __import__("ticketq.viper")
         v = mods["ticketq.viper"]
         t = mods["ticketq"]
         assert v is not old[1] and t is not old[0]
     finally:
-        mods["ticketq"], mods["ticketq.viper"] = old
+        mods["ticketq"], mods["ticketq.viper"], mods["ticketq.ccore"] = old
     assert t.PATH == "viper" and t.TicketQueue is v.TicketQueue, t.PATH
     q = t.TicketQueue(4)
     q.push(5, 1)
@@ -263,7 +290,7 @@ def test_aging_reassigned_to_a_non_int_on_each_path():
 
     for v in (None, 2.5, "3"):
         q = queue()
-        if ticketq.PATH == "viper":
+        if ticketq.PATH in ("viper", "c"):  # aging is a word of an array('i') on both
             try:
                 q.aging = v
             except TypeError:

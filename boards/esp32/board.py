@@ -12,6 +12,7 @@ MARCH = "xtensawin"  # mpy-cross -march: the native code of ticketq.viper (ESP32
 FILES = [
     "lib/ticketq/core.py",
     "lib/ticketq/__init__.py",
+    "lib/ticketq/ccore.py",  # picks the C core (a _ticketq.mpy beside it), else viper
     "lib/ticketq/viper.py",
     "lib/ticketq/ticks.py",
     "lib/ticketq/audit.py",

@@ -39,7 +39,10 @@ message naming the argument (``"priority must be int"``); an int out of range ra
 ValueError naming the range. On MicroPython, where ``isinstance(True, int)`` is False and
 int subclasses do not compare with ints, the library converts them itself.
 
-Hot paths (``PATH``): on ports with MicroPython's native emitter (rp2, esp32, stm32, the
+Hot paths (``PATH``): fastest, where its native module ``_ticketq`` is present (a ``.mpy``
+per instruction set on ``sys.path``, or built into the firmware), the C core (``"c"``:
+c/ticketq_core.c, docs/c-core.md), checked at import by ``ticketq.ccore`` like the viper
+class; block it with ``sys.modules["_ticketq"] = None``. Else, on ports with MicroPython's native emitter (rp2, esp32, stm32, the
 unix port) ``TicketQueue`` is the viper class of ``ticketq.viper`` (push, pop, peek and
 len as ``@micropython.viper`` code, ~10x the bytecode speed, docs/speed.md); elsewhere
 (the WebAssembly VM, the micro:bit, CPython, and a 64-bit unix port) it is the bytecode
@@ -75,8 +78,9 @@ from ticketq.core import TicketQueue, QueueBase, QueueFull, QueueEmpty, LOW, NOR
 
 __version__ = "0.1.0"  # as package.json, manifest.py and pyproject.toml (tests/test_version.py)
 
-# The hot path: viper where the port compiles it (ticketq.viper), this bytecode class where
-# it does not. PATH says which ("viper" or "bytecode"). To force the bytecode path, block
+# The hot path: the C core where its module _ticketq loads, else viper where the port
+# compiles it (ticketq.ccore picks, falling back to ticketq.viper), else this bytecode class.
+# PATH says which ("c", "viper" or "bytecode"). To force the bytecode path, block
 # the module before the first import: sys.modules["ticketq.viper"] = None.
 # Any failure to load it keeps the bytecode path, not only ImportError (no module: the
 # micro:bit, CPython): SyntaxError or NotImplementedError (no emitter: the VM), ValueError
@@ -94,6 +98,6 @@ try:
     _m = getattr(sys, "modules", {})
     if _m.get("ticketq.viper", 0) is None:
         raise ImportError("ticketq.viper blocked in sys.modules")
-    from ticketq.viper import TicketQueue, PATH, WHY
+    from ticketq.ccore import TicketQueue, PATH, WHY
 except (ImportError, Exception) as e:
     WHY = str(e)  # why not viper (None when it is): its import's error, self-check included

@@ -9,10 +9,13 @@ HIGH: int  # 2
 CRITICAL: int  # 3: pops first
 
 PATH: str
-"""The hot path in use: ``"viper"`` (ticketq.viper) or ``"bytecode"``; see "Hot paths"."""
+"""The hot path in use: ``"c"`` (the C core, module ``_ticketq``: docs/c-core.md), ``"viper"``
+(ticketq.viper) or ``"bytecode"``; see "Hot paths"."""
 
 WHY: Optional[str]
-"""Why ``PATH`` is ``"bytecode"``: ``None`` on the viper path, else ``str()`` of the exception
+"""Why not a faster path: ``None`` on the C path; on the viper path why not the C core
+(``"no C core: no module named '_ticketq'"``, ``"no C core: _ticketq blocked in sys.modules"``,
+``"no C core: ticketq.ccore: self-check failed ..."``); on the bytecode path ``str()`` of the exception
 that kept ``ticketq.viper`` out (its message; empty only for an exception raised without
 one). E.g. ``"no module named 'ticketq.viper'"`` (the micro:bit), ``"invalid micropython
 decorator"`` (the WebAssembly VM), ``"ticketq.viper: 32-bit ports only"`` (CPython, a 64-bit

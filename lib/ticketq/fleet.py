@@ -91,7 +91,8 @@ QueueFull, LaneFull, LanesFull, QueueEmpty as the board classes raise them; Flee
 message starts with the server's code: TQNOQUEUE, TQCONFIG, TQLAYOUT, TQKIND, TQTYPE,
 TQSTALE, TQEXHAUSTED, TQEXPIRED, TQARG) when the server or the queue is not what this client
 expects, the queue unchanged; a network error (OSError, redis-py's ConnectionError) once
-the retries are spent.
+the retries are spent; NotDurable (a FleetError) with num_replicas >= 1 when the replicas
+did not confirm a write in time (the write was applied on the primary: see NotDurable).
 
 Cost: one network round trip per call (a batch: one for up to 4096 items); in the server
 push, pop, remove and ack are O(log n) (sorted sets), tickets and info O(n). This module
@@ -120,6 +121,11 @@ VERSION = 1  # of the server library (ticketq_1) and the key layout it reads
 _MASK = 0x3FFFFFFF
 # The keys of one queue, in the order every function takes them (fleet/core.lua).
 _BATCH = 4096  # the most tickets or tokens one batch call carries (fleet/queue.lua BATCH_MAX)
+# the server functions that take (client, call) numbers and are replayed (core.lua IDEM_OPS, with
+# their lane and keyed names)
+_IDEM = ("push", "pop", "remove", "clear", "ack", "release", "dead", "pushn", "popn", "ackpop",
+         "revive", "lpush", "lpop", "kpush", "kpop", "kremove", "kclear", "kack", "krelease",
+         "kdead", "krevive")
 _SUFFIXES = ("meta", "ready", "ids", "promo", "leased", "deliv", "wake", "dead", "idem", "idemt")
 _WAKE = 6
 
@@ -138,6 +144,52 @@ class FleetError(Exception):
     queue.
     """
     pass
+
+
+class NotDurable(FleetError):
+    """A call that changes the queue ran on the primary, but the replicas did not confirm it
+    in time (FleetQueue(..., num_replicas=N) and N >= 1): ``WAIT N wait_timeout`` counted
+    fewer than N replicas, or ``WAITAOF`` fewer fsyncs than asked, or the server refused
+    WAIT/WAITAOF (the error's text is in the message). The write WAS applied on the primary:
+    it is there now, and is lost only if the primary is lost (crash, failover) before a
+    replica gets it. Never raised with num_replicas=0.
+
+    Attributes: ``op`` (the server function: "push", "lpush", "pop", "ack", ...), ``call``
+    (client number, call number) of a replayable call, else None; ``reply`` (the server's
+    reply to it, as it came); ``job_id``, ``seq``, ``lease`` (the ticket's id, sequence
+    number, lease token, where the call says them: a push's id and seq, a pop's ticket and
+    lease, an ack's or release's token; ``seq`` a list for push_many), ``asked`` (N),
+    ``acked`` (replicas WAIT counted), ``aof`` (None: no WAITAOF sent; else (local fsyncs,
+    replica fsyncs) as WAITAOF answered), ``timeout_ms`` (wait_timeout).
+
+    What to do: make the same call again, with the same arguments, on the same queue
+    object (push(42, 2) again, pop() again, ack(token) again): it is sent as the same call
+    (the same client and call number), which the server replays (its recorded answer; the
+    write is not applied again: no second push, no second lease), then waits again; it
+    returns the first call's answer once the replicas confirm (or raises NotDurable again).
+    A pop's ticket is held for that retry by the lease (the next pop() sends the unanswered
+    pop again, as after a lost reply). A call with other arguments in between is a new
+    call. Or accept the risk and go on: the write is on the primary.
+    """
+    def __init__(self, msg, op, reply=None, call=None, job_id=None, seq=None, lease=None,
+                 asked=0, acked=0, aof=None, timeout_ms=0):
+        super().__init__(msg)  # (MicroPython: no Exception.__init__ to call by name)
+        self.op = op
+        self.reply = reply
+        self.call = call
+        self.job_id = job_id
+        self.seq = seq
+        self.lease = lease
+        self.asked = asked
+        self.acked = acked
+        self.aof = aof
+        self.timeout_ms = timeout_ms
+
+
+# The server functions that change nothing a failover could lose (reads): every other FCALL
+# is waited for when num_replicas >= 1 (age writes only its clock marks: not a ticket's state).
+_READS = ("info", "kinfo", "peek", "lpeek", "kpeek", "tickets", "ltickets", "ktickets", "lanes",
+          "klane", "kscan", "age", "ltable")
 
 
 def _net(e):
@@ -197,7 +249,7 @@ class FleetQueue:
     _COLON = 25
 
     def __init__(self, conn, name, capacity=None, first_seq=0, aging=0, max_deliveries=8,
-                 prefix="tq", retries=3, slice_ms=2000):
+                 prefix="tq", retries=3, slice_ms=2000, num_replicas=0, wait_timeout=1000):
         """Open the queue `name`, creating it if it does not exist and a capacity is given.
 
         capacity, first_seq, aging: as TicketQueue's (same checks, same errors). None opens
@@ -214,6 +266,29 @@ class FleetQueue:
         raises TypeError naming what to pass (``redis.Redis.from_url(url)``). FleetError
         messages are the server's "TQ<CODE> ticketq: ..." without Redis's note of the
         function and line (`` script: tq1_open, on @user_function:59``).
+
+        Durable writes (named after redis-py's ``wait(num_replicas, timeout)``):
+        num_replicas 0..2**30-1, 0 (the default) off. With N >= 1, every call that changes
+        the queue (open, push, push_many, pop and pop_until (leased or not), pop_many,
+        ack_pop, ack, release, touch, remove, clear, dead, requeue, destroy, a lane queue's
+        lpush/lpop, a keyed lane queue's set_lane, pause, resume; every FCALL but the reads
+        info, peek, tickets, lanes, lane, busiest, age) is followed on the same connection,
+        in the same round trip (redis-py: a pipeline, one connection of the pool; Redis
+        Cluster: the pipeline of the node that owns the queue's slot; ticketq.resp:
+        execute_many), by ``WAIT N wait_timeout`` and, where the server has WAITAOF (Valkey
+        9, Redis >= 7.2; detected once per connection by sending ``WAITAOF 0 0 1`` and
+        ``INFO persistence``, never from a version number) and its appendonly is on, by
+        ``WAITAOF 1 N wait_timeout``: numlocal 1 (the primary's own fsync) and N replicas'
+        fsyncs. With appendonly off on the primary no WAITAOF is sent (numlocal 0 would
+        still wait for replicas' fsyncs, which replicas without AOF never give): WAIT only.
+        The call returns only when WAIT counted N replicas (and WAITAOF 1 local and N
+        replica fsyncs); otherwise NotDurable (the write was applied on the primary; the
+        same call again is its replay-safe retry: see NotDurable). wait_timeout: ms,
+        1..2**30-1 (WAIT's 0, block for ever, is refused), default 1000; keep it below the
+        client's socket timeout (ticketq.resp: 10 s); a write that is not confirmed takes up
+        to 2 x wait_timeout (WAIT, then WAITAOF). An ACL user needs +wait, +waitaof (where
+        it exists) and +info besides its functions (fleetctl grant --durable).
+        Cost: the replicas' round trip on every write (docs/fleet-durable.md).
         """
         if isinstance(conn, (str, bytes)):
             raise TypeError("conn: a client, not a URL: FleetQueue(redis.Redis.from_url(url), "
@@ -230,6 +305,8 @@ class FleetQueue:
                              "the queue's own settings are taken)")
         _int(retries, 0, 100, "retries")
         _int(slice_ms, 1, 0x1FFFFFFF, "slice_ms")
+        _int(num_replicas, 0, _MASK, "num_replicas")
+        _int(wait_timeout, 1, _MASK, "wait_timeout")
         for s, what in ((name, "name"), (prefix, "prefix")):
             if type(s) is not str:
                 raise TypeError(what + " must be str")
@@ -251,8 +328,15 @@ class FleetQueue:
         self._client = 0  # no replay records until the server gives a number
         self._op = 0
         self._pending = None  # a pop sent without an answer: the next pop sends it again
+        self._extra = []  # tickets of a lost batch sent again, not yet handed over
+        self._seen = None  # the pop whose trace records were taken (_nrec of them)
+        self._nrec = self._nseen = 0
         self.recovered = []  # tickets of a lost batch pop that a pop() sent again (_popcall)
         self._dirty = 0  # a call was cut off: drop the idle connections before the next one
+        self.num_replicas = int(num_replicas)  # WAIT for this many replicas after each write
+        self.wait_timeout = int(wait_timeout)  # ms, WAIT's and WAITAOF's timeout
+        self.waitaof = None  # None: not asked yet (this connection); else (has WAITAOF, aof on)
+        self._unconfirmed = {}  # function -> the call that raised NotDurable: its retry
         self._lock = _new_lock()
         self._pid = getpid() if getpid else 0
         r = self._open((0 if capacity is None else int(capacity), int(first_seq), int(aging),
@@ -298,7 +382,11 @@ class FleetQueue:
                 if self._dirty:  # the last drop was itself cut off: finish it first
                     self._drop()
                     self._dirty = 0
+                if self.num_replicas and a[0] == "FCALL" and a[1][a[1].find("_") + 1:] not in _READS:
+                    return self._durable(a)
                 return self.conn.execute_command(*a)
+            except NotDurable:  # the server answered everything: the connection is in step
+                raise
             except BaseException as e:
                 # The flag is set before any call (where an interrupt could land), so an
                 # interrupt during the drop below still leaves it to the next call.
@@ -319,10 +407,175 @@ class FleetQueue:
                     raise
                 n += 1
 
+    # ---- durable writes: WAIT (and WAITAOF) on the connection that made the write
+
+    def _durable(self, a):
+        # The call, then WAIT (and WAITAOF) in one round trip on one connection (WAIT counts
+        # the replicas that have this connection's last write). A cluster's redirection
+        # (MOVED, ASK, TRYAGAIN: the call did not run) is followed here, since the call goes
+        # to the slot's node directly: at most 5 times. Returns the call's reply, or raises
+        # its error, or NotDurable.
+        n, t = self.num_replicas, self.wait_timeout
+        ask = None
+        last = FleetError("TQMOVED ticketq: the queue's slot kept moving (5 redirections)")
+        for _ in range(5):
+            if self.waitaof is None:
+                self.waitaof = self._detect()
+            cmds = [a, ("WAIT", n, t)]
+            if self.waitaof[0] and self.waitaof[1]:
+                cmds.append(("WAITAOF", 1, n, t))
+            try:
+                res = self._pipe(cmds, ask)
+            except Exception as e:
+                if _net(e):  # a cluster's node gone (failover): its slot map read again
+                    try:
+                        self._refresh()
+                    except Exception:
+                        pass
+                raise
+            if ask is not None:
+                res = res[1:]  # ASKING's +OK
+            r = res[0]
+            if not isinstance(r, Exception):
+                self._confirm(a, r, res[1], res[2] if len(res) > 2 else None)
+                return r
+            last = r
+            kind = type(r).__name__
+            if kind == "MovedError":
+                self._refresh()
+                ask = None
+            elif kind == "AskError":
+                ask = (getattr(r, "host", None), getattr(r, "port", None))
+            elif kind in ("TryAgainError", "ClusterDownError"):
+                import time
+                time.sleep(0.05)
+                self._refresh()
+            else:
+                raise r
+        raise last
+
+    def _confirm(self, a, r, w, f):
+        # NotDurable unless WAIT counted num_replicas and WAITAOF (if sent) 1 and them.
+        n = self.num_replicas
+        err = w if isinstance(w, Exception) else (f if isinstance(f, Exception) else None)
+        aof = None if f is None or isinstance(f, Exception) else (int(f[0]), int(f[1]))
+        acked = -1 if isinstance(w, Exception) else int(w)
+        if err is None and acked >= n and (aof is None or (aof[0] >= 1 and aof[1] >= n)):
+            return
+        fn = _text(a[1])
+        op = fn[fn.find("_") + 1:]
+        k = 3 + len(self.keys)
+        call = None
+        args = a[k:]
+        if op in _IDEM:
+            call = (a[k], a[k + 1])
+            args = a[k + 2:]
+        job = seq = lease = None
+        if op in ("push", "lpush", "kpush"):
+            job, seq = args[0], r
+        elif op in ("pushn",):
+            job, seq = [args[j] for j in range(1, len(args), 2)], r
+        elif op in ("pop", "lpop", "kpop") and isinstance(r, list) and r[0] >= 0:
+            job, seq, lease = r[0], r[2], r[5] or None  # as last_lease would be
+        elif op in ("ack", "kack", "release", "krelease", "touch", "ktouch"):
+            lease = args[0]
+        elif op in ("remove", "kremove"):
+            job = args[0]
+        what = "%s%s%s%s" % (op, "" if job is None else " job %r" % (job,),
+                             "" if seq is None else " seq %r" % (seq,),
+                             "" if lease is None else " lease %s" % _text(lease))
+        if err is not None:
+            why = "the server refused the wait: %s" % err
+        elif acked < n:
+            why = "WAIT %d %d: %d of %d replicas acknowledged it" % (n, self.wait_timeout, acked, n)
+        else:
+            f2 = aof or (0, 0)
+            why = "WAITAOF 1 %d %d: fsynced locally %d, by %d of %d replicas" % (
+                n, self.wait_timeout, f2[0], f2[1], n)
+        raise NotDurable("TQNOTDURABLE ticketq: %s ran on the primary of %s but may be lost in a "
+                         "failover (%s; call %s): make the same call again to wait again, it is "
+                         "replayed, not applied twice" % (what, self.keys[0][:-5], why, call),
+                         op, r, call, job, seq, lease, n, max(acked, 0), aof, self.wait_timeout)
+
+    def _detect(self):
+        # (has WAITAOF, appendonly on) of the server this connection reaches, asked once per
+        # connection: WAITAOF 0 0 1 returns at once where the command exists ("unknown
+        # command" where not: Redis 7.0), INFO persistence says aof_enabled.
+        res = self._pipe([("WAITAOF", 0, 0, 1), ("INFO", "persistence")])
+        w, i = res
+        if isinstance(w, Exception):
+            m = str(w).lower()
+            if "replica" in m:
+                # a replica now (a failover; a cluster's slot map out of date): nothing ran;
+                # a network error, so the call is sent again on a new connection (and map)
+                self._refresh()
+                raise OSError("durable write: the node reached is a replica now: %s" % w)
+            if "unknown command" not in m:
+                raise w  # NOPERM (an ACL user without +waitaof) and the like: say so
+            has = False
+        else:
+            has = True
+        if isinstance(i, Exception):
+            raise i
+        if isinstance(i, dict):
+            aof = str(i.get("aof_enabled", 0)) == "1"
+        else:
+            aof = b"aof_enabled:1" in (i if isinstance(i, bytes) else str(i).encode())
+        return (has, aof)
+
+    def _refresh(self):
+        # A cluster's slot map read again (after MOVED), if this client has one.
+        nm = getattr(self.conn, "nodes_manager", None)
+        if nm is not None:
+            nm.initialize()
+
+    def _pipe(self, cmds, ask=None):
+        # Commands in one round trip on one connection; replies in order, an error reply as
+        # its exception (not raised). ticketq.resp: execute_many; redis-py: a pipeline (it
+        # takes one connection of the pool for all of them); RedisCluster: the pipeline of
+        # the node owning the queue's slot (a cluster pipeline would route WAIT, which has no
+        # key, to any node), or of `ask` (host, port) after ASK, ASKING first.
+        c = self.conn
+        em = getattr(c, "execute_many", None)
+        if em is not None:
+            return em(cmds)
+        if getattr(c, "get_node_from_key", None) is not None:
+            node = c.get_node(host=ask[0], port=ask[1]) if ask else None
+            if node is None or node.redis_connection is None:
+                if ask:
+                    self._refresh()
+                    node = c.get_node(host=ask[0], port=ask[1])
+                if node is None or node.redis_connection is None:
+                    node = c.get_node_from_key(self.keys[0])
+                    if node.redis_connection is None:
+                        self._refresh()
+                        node = c.get_node_from_key(self.keys[0])
+            c = node.redis_connection
+        if ask:
+            cmds = [("ASKING",)] + list(cmds)
+        if getattr(c, "pipeline", None) is None:  # a client with one connection: in turn
+            out = []
+            for x in cmds:
+                try:
+                    out.append(c.execute_command(*x))
+                except Exception as e:
+                    if not _answer(e):
+                        raise
+                    out.append(e)
+            return out
+        p = c.pipeline(transaction=False)
+        try:
+            for x in cmds:
+                p.execute_command(*x)
+            return p.execute(raise_on_error=False)
+        finally:
+            p.reset()
+
     def _drop(self):
         # Close the client's idle connections (the one the interrupted call used went back
         # to redis-py's pool; ticketq.resp has one): the next call connects anew. Connections
         # other threads are using stay theirs.
+        self.waitaof = None  # asked again of the next connection (it may be another server)
         c = self.conn
         try:
             one = getattr(c, "connection", None)  # redis-py's single_connection_client
@@ -365,6 +618,8 @@ class FleetQueue:
             self._pid = getpid()
             self._lock = _new_lock()
             self._pending = None
+            self._extra = []
+            self._unconfirmed = {}  # the parent's unconfirmed calls are the parent's to retry
             self._op = 0
             if self._client:
                 self._new_client()
@@ -377,7 +632,31 @@ class FleetQueue:
     def _call(self, op, args=(), idem=False):
         self._forked()
         with self._lock:
-            return self._send(self._args(op, args, idem))
+            a = self._args(op, args, idem)
+            if self._unconfirmed:
+                a = self._again(a, idem)
+            try:
+                r = self._send(a)
+            except NotDurable:
+                self._unconfirmed[a[1]] = a  # the same call again is its retry (NotDurable)
+                raise
+            if self._unconfirmed:
+                self._unconfirmed.pop(a[1], None)
+            return r
+
+    def _again(self, a, idem):
+        # A call like the one that raised NotDurable (same function, same keys, same
+        # arguments) is its retry: sent as it was (same client and call number), so the
+        # server replays it.
+        u = self._unconfirmed.get(a[1])
+        if u is None:
+            return a
+        b = 3 + len(self.keys)
+        k = b + (2 if idem else 0)
+        if len(u) == len(a) and u[:b] == a[:b] and u[k:] == a[k:]:
+            return u
+        del self._unconfirmed[a[1]]  # another call of that kind: its record is replaced
+        return a
 
     def _error(self, e):
         # Server answers that mean "this server or this queue is not what the client
@@ -413,38 +692,41 @@ class FleetQueue:
             raise QueueFull("ticket queue full")
         return s
 
-    def _pop(self, lease_ms):
-        r, extra = self._popcall(self._L + "pop", (lease_ms,))
-        if extra:
-            self.recovered.extend(extra)
-        return r
-
     def _popcall(self, op, args):
-        # The pop is `_pending` from before it is sent until its reply is taken in: whatever
-        # stops it in between (a network error, an interrupt), the next pop sends it again,
-        # the same, and the server replays its reply while that still holds (core.lua idem).
-        # pop, pop_many and ack_pop are each a pop. A lost pop is answered by the next pop();
-        # a lost batch (or a lost pop before a batch) is sent again on its own first, and
-        # the tickets its reply carried come back as `extra`: a batch call returns them
-        # before its own, a pop() keeps them in `recovered`. None is dropped.
-        self._forked()
-        with self._lock:
-            fn = "tq%d_%s" % (VERSION, op)
-            p = self._pending
-            extra = []
-            if p is not None and (p[1] != fn or not _single(fn)):
-                extra = self._jobs(self._sendpop(p), p)
-                p = None
-            return self._sendpop(p or self._args(op, args, True)), extra
+        # Called with the lock held. The pop is `_pending` from before it is sent until
+        # the public call (pop, pop_until, pop_many, ack_pop) hands its ticket over, in its
+        # own frame, under the lock, as its last step (the end of pop: issue 34): whatever
+        # stops it before (a network error, an interrupt at any point, NotDurable), the
+        # next pop sends it again, the same, and the server replays its reply while that
+        # still holds (core.lua idem): the ticket is handed over then, not leased to nobody.
+        # A lost pop is answered by the next pop(); a lost batch (or a lost pop before a
+        # batch) is sent again on its own first, and the tickets its reply carried wait in
+        # `_extra` (moved there in the statement that ends that pop's turn as pending): a
+        # batch call returns them before its own, a pop() moves them to `recovered`. None is
+        # dropped.
+        fn = "tq%d_%s" % (VERSION, op)
+        p = self._pending
+        if p is not None and (p[1] != fn or not _single(fn)):
+            jobs = self._jobs(self._sendpop(p), p)
+            self._extra, self._pending = self._extra + jobs, None
+            p = None
+        return self._sendpop(p or self._args(op, args, True))
 
     def _sendpop(self, a):
         self._pending = a
         try:
             r = self._send(a)
         except Exception as e:
+            # NotDurable: the pop ran, its reply came, the replicas did not confirm it: it
+            # stays pending, so the next pop sends it again (replayed while its lease holds)
+            if isinstance(e, NotDurable):
+                raise
             if isinstance(e, FleetError) or _answer(e):
                 self._pending = None  # the server answered (an error): never sent again
             raise
+        if self._seen is not a:  # (a replay after an interrupt: trace records taken once)
+            self._seen, self._nrec = a, 0
+        self._nseen = 0
         if _single(a[1]):
             if r[0] >= 0:
                 self._popped(r)
@@ -453,7 +735,6 @@ class FleetQueue:
             for j in range(r[b]):
                 k = b + 2 + 7 * j
                 self._popped(r[k:k + 7])
-        self._pending = None
         return r
 
     def _first(self, a):
@@ -482,7 +763,9 @@ class FleetQueue:
         self.last_deliveries = r[4]
         self.last_lease = r[5] or None
         self.last_pop = r[6]
-        if self.trace is not None:
+        self._nseen += 1
+        if self.trace is not None and self._nseen > self._nrec:
+            self._nrec = self._nseen
             self.trace.record(i, c, s, r[3] == 1, r[7] if len(r) > 7 else 0)
 
     def pop(self, lease_ms=0):
@@ -502,10 +785,17 @@ class FleetQueue:
         first, so no reply is read by another call. O(log n).
         """
         _int(lease_ms, 0, _MASK, "lease_ms")
-        r = self._pop(int(lease_ms))
-        if r[0] < 0:
+        self._forked()
+        with self._lock:
+            j = self._popcall(self._L + "pop", (int(lease_ms),))[0]
+            # The hand-over, the last step, in this frame: no call, no backward jump (where
+            # CPython delivers a signal) between it and the return.
+            if self._extra:
+                self.recovered, self._extra = self.recovered + self._extra, []
+            self._pending = None
+        if j < 0:
             raise QueueEmpty("ticket queue empty")
-        return r[0]
+        return j
 
     def pop_until(self, deadline, lease_ms=0):
         # Blocks in the server (BLPOP on the wake key), never in a loop of polls: each
@@ -527,10 +817,15 @@ class FleetQueue:
         if not isinstance(deadline, Deadline):
             raise TypeError("deadline: a Deadline, as Deadline(2000)")
         _int(lease_ms, 0, _MASK, "lease_ms")
+        self._forked()
         while 1:
-            r = self._pop(int(lease_ms))
-            if r[0] >= 0:
-                return r[0]
+            with self._lock:
+                r = self._popcall(self._L + "pop", (int(lease_ms),))
+                if self._extra:  # the hand-over, as pop's
+                    self.recovered, self._extra = self.recovered + self._extra, []
+                self._pending = None
+                if r[0] >= 0:
+                    return r[0]
             left = deadline.remaining()
             if left == 0:
                 raise timeout()
@@ -615,8 +910,12 @@ class FleetQueue:
         """
         _int(count, 1, _BATCH, "count")
         _int(lease_ms, 0, _MASK, "lease_ms")
-        r, extra = self._popcall("popn", (int(lease_ms), int(count)))
-        return extra + self._batch(r, 0)
+        self._forked()
+        with self._lock:
+            own = self._batch(self._popcall("popn", (int(lease_ms), int(count))), 0)
+            out = self._extra + own  # (read after the call: it may add a lost batch's)
+            self._extra, self._pending = [], None  # the hand-over, as pop's
+            return out
 
     def ack_pop(self, tokens, count=1, lease_ms=0):
         """A worker loop's step in one call: ack every lease token of tokens (a list, 0..4096;
@@ -637,9 +936,13 @@ class FleetQueue:
         _int(lease_ms, 0, _MASK, "lease_ms")
         a = [int(lease_ms), int(count), len(toks)]  # type: list
         a.extend(toks)
-        r, extra = self._popcall("ackpop", a)
         n = len(toks)
-        return [x == 1 for x in r[:n]], extra + self._batch(r, n)
+        self._forked()
+        with self._lock:
+            r = self._popcall("ackpop", a)
+            out = ([x == 1 for x in r[:n]], self._extra + self._batch(r, n))
+            self._extra, self._pending = [], None  # the hand-over, as pop's
+            return out
 
     def peek(self):
         """Job id of the next ticket, not removed. QueueEmpty. O(1).
@@ -891,7 +1194,7 @@ class FleetLaneQueue(FleetQueue):
 
     def __init__(self, conn, name, capacity=None, weights=None, lane_capacity=None, first_seq=0,
                  aging=0, max_deliveries=8, prefix="tq", retries=3, slice_ms=2000,
-                 max_lanes=None):
+                 max_lanes=None, num_replicas=0, wait_timeout=1000):
         """Open the lane queue `name`, creating it if it does not exist and a capacity is given.
 
         capacity: 1..2**24. weights, lane_capacity, first_seq, aging: as LaneQueue's (the same
@@ -900,7 +1203,7 @@ class FleetLaneQueue(FleetQueue):
         are given then); with one they must match an existing queue's (FleetError
         TQCONFIG). A plain FleetQueue of that name is refused (FleetError TQKIND), and a
         FleetQueue refuses a lane queue the same way. max_deliveries, prefix, retries,
-        slice_ms: as FleetQueue's.
+        slice_ms, num_replicas, wait_timeout (durable writes, NotDurable): as FleetQueue's.
 
         A capacity without weights makes (or opens) a KEYED lane queue (docs/lanes.md,
         "Keyed lanes on the fleet"): a lane per key, made by its first push, gone when it
@@ -938,7 +1241,7 @@ class FleetLaneQueue(FleetQueue):
             self._lanes_args = (_csv(w), _csv(_bounds(lane_capacity, int(capacity), len(w))))
         self.last_lane = -1
         FleetQueue.__init__(self, conn, name, capacity, first_seq, aging, max_deliveries, prefix,
-                            retries, slice_ms)
+                            retries, slice_ms, num_replicas, wait_timeout)
 
     def _open(self, args):
         if not self.keyed:

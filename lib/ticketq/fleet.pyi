@@ -14,6 +14,32 @@ class FleetError(Exception):
 
 
 Token = Union[bytes, str]
+
+
+class NotDurable(FleetError):
+    op: str
+    """The server function that ran on the primary unconfirmed: "push", "lpush", "pop", "ack", ..."""
+    reply: Any
+    """The server's reply to it, as it came."""
+    call: Optional[Tuple[Any, int]]
+    """(client number, call number) of a replayable call, else None."""
+    job_id: Union[None, int, List[int]]
+    seq: Union[None, int, List[int]]
+    lease: Optional[Token]
+    """As last_lease would be (a pop's), or the token passed (ack, release, touch)."""
+    asked: int
+    """num_replicas."""
+    acked: int
+    """Replicas WAIT counted."""
+    aof: Optional[Tuple[int, int]]
+    """(local fsyncs, replica fsyncs) WAITAOF answered; None: no WAITAOF sent."""
+    timeout_ms: int
+    def __init__(self, msg: str, op: str, reply: Any = None, call: Optional[Tuple[Any, int]] = None,
+                 job_id: Union[None, int, List[int]] = None, seq: Union[None, int, List[int]] = None,
+                 lease: Optional[Token] = None, asked: int = 0, acked: int = 0,
+                 aof: Optional[Tuple[int, int]] = None, timeout_ms: int = 0) -> None: ...
+
+
 Job = Tuple[int, int, int, Optional[str]]
 """A ticket a batch pop took: (job id, class 0..3, sequence number, lease token or None)."""
 
@@ -54,6 +80,12 @@ class FleetQueue:
     last_pop: int
     """The server's number of that pop (pops of the queue before it, mod 2**30): the order
     of pops across all clients."""
+    num_replicas: int
+    """0: off; N >= 1: every write waits for WAIT N wait_timeout (and WAITAOF) or raises NotDurable."""
+    wait_timeout: int
+    """ms, WAIT's and WAITAOF's timeout (1..2**30-1)."""
+    waitaof: Optional[Tuple[bool, bool]]
+    """(the server has WAITAOF, its appendonly is on), asked once per connection; None before."""
     recovered: List[Job]
     """Tickets of a lost batch pop (pop_many, ack_pop) that a later pop() sent again
     (docs/fleet.md, "Batches"), as pop_many gives them, in pop order; yours to process,
@@ -71,7 +103,7 @@ class FleetQueue:
 
     def __init__(self, conn: Any, name: str, capacity: Optional[int] = None, first_seq: int = 0,
                  aging: int = 0, max_deliveries: int = 8, prefix: str = "tq", retries: int = 3,
-                 slice_ms: int = 2000) -> None:
+                 slice_ms: int = 2000, num_replicas: int = 0, wait_timeout: int = 1000) -> None:
         ...
 
     def push(self, job_id: int, priority: int) -> int:
@@ -175,7 +207,8 @@ class FleetLaneQueue(FleetQueue):
                  weights: Union[None, int, Sequence[int]] = None,
                  lane_capacity: Union[None, int, Sequence[int]] = None, first_seq: int = 0,
                  aging: int = 0, max_deliveries: int = 8, prefix: str = "tq", retries: int = 3,
-                 slice_ms: int = 2000, max_lanes: Optional[int] = None) -> None:
+                 slice_ms: int = 2000, max_lanes: Optional[int] = None, num_replicas: int = 0,
+                 wait_timeout: int = 1000) -> None:
         ...
 
     def push(self, job_id: int, priority: int, lane: LaneKey = 0) -> int:

@@ -26,7 +26,7 @@ again unchanged, and the server replays its first answer instead of acting twice
 
 Every reply must come within ``timeout`` seconds, so a blocking command (BLPOP) must wait
 less than that (FleetQueue.slice_ms, 2 s by default, against 10 s here). No RESP3, no
-pub/sub, no pipelining. Not for the micro:bit (no socket module there).
+pub/sub; ``execute_many`` sends several commands in one round trip. Not for the micro:bit (no socket module there).
 
 TLS: ``rediss://`` (or ``ca=`` given to the constructor) wraps the connection in TLS, with
 MicroPython's ``tls`` module (1.23+, where the port has it: rp2 W, esp32, unix) or CPython's
@@ -285,7 +285,22 @@ class Redis:
         for the reply (KeyboardInterrupt), it closes the connection before the exception goes
         on, so the next command cannot read the interrupted one's reply as its own.
         """
-        data = self._encode(args)  # a bad argument: TypeError, nothing sent
+        return self._run(self._encode(args), 0)  # a bad argument: TypeError, nothing sent
+
+    def execute_many(self, commands):
+        """Send several commands (each a tuple or list of arguments, as execute_command's) in
+        one write and read their replies in order: one round trip, on this one connection
+        (ticketq.fleet sends a write and its WAIT so). Returns a list of the replies, an
+        error reply as its RespError instance in its place (not raised: the replies after it
+        are read first, so the connection stays in step). TypeError for a bad argument
+        (nothing sent); a network failure or an interrupt: as execute_command (the
+        connection closed, whichever replies were read lost).
+        """
+        data = b"".join([self._encode(c) for c in commands])
+        return self._run(data, len(commands))
+
+    def _run(self, data, n):
+        # data: one command (n 0: its reply) or n commands (a list of n replies)
         if getpid is not None and getpid() != self._pid:
             # A forked child shares the parent's socket: it lets go of its copy (closing a
             # copy sends nothing while the parent holds the socket) and connects anew.
@@ -296,11 +311,11 @@ class Redis:
         if lock is None:
             if self._s is None:
                 self.connect()
-            return self._send(data)
+            return self._send(data, n)
         with lock:  # taken and given back by `with`: no interrupt can leave it held
             if self._s is None:
                 self.connect()
-            return self._send(data)
+            return self._send(data, n)
 
     def _encode(self, args):
         out = [b"*%d\r\n" % len(args)]
@@ -314,10 +329,18 @@ class Redis:
     def _command(self, args):
         return self._send(self._encode(args))
 
-    def _send(self, data):
+    def _send(self, data, n=0):
         try:
             self._write(data)
-            return self._reply()
+            if not n:
+                return self._reply()
+            out = []
+            for _ in range(n):
+                try:
+                    out.append(self._reply())
+                except RespError as e:  # read in full: the next reply is in step
+                    out.append(e)
+            return out
         except RespError:
             raise
         except BaseException as e:

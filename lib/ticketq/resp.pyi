@@ -1,4 +1,4 @@
-from typing import Any, Optional, Union
+from typing import Any, List, Optional, Sequence, Union
 
 MAX_BULK: int  # 65536, the default max_bulk
 MAX_ITEMS: int  # 4096
@@ -53,4 +53,15 @@ class Redis:
         ...
 
     def execute_command(self, *args: Union[bytes, str, int]) -> Any:
+        ...
+
+    def execute_many(self, commands: Sequence[Sequence[Union[bytes, str, int]]]) -> List[Any]:
+        ...
+
+    # for subclasses (ticketq.sentinel.Redis): one command on the open connection, no lock
+    # taken; send encoded commands and read n replies (0: one reply)
+    def _command(self, args: Sequence[Union[bytes, str, int]]) -> Any:
+        ...
+
+    def _send(self, data: bytes, n: int = 0) -> Any:
         ...

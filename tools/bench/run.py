@@ -5,8 +5,9 @@
                                                    # BENCHMARKS.md, docs/bench.png,
                                                    # docs/bench-memory.png and
                                                    # tools/bench/results.json
-    ticketq bench --quick    # seconds-long smoke run into build/bench/
-    options: --interp cpython,vm,unix,microbit,qemu-armv6m,qemu-armv7m,qemu-rv32  --out DIR  --no-plot
+    .venv/bin/python tools/bench/run.py --quick    # seconds-long smoke run into build/bench/
+    options: --interp cpython,vm,unix,unix-c,microbit,qemu-armv6m,qemu-armv7m,qemu-rv32,qemu-armv6m-c,qemu-armv7m-c,qemu-rv32-c
+             --out DIR  --no-plot
 
 The kernels are in tools/bench/tqbench.py, one module that runs unchanged on CPython, the
 MicroPython WebAssembly VM, the MicroPython unix port and the micro:bit. This script sends
@@ -22,12 +23,23 @@ one's printed output back":
             MicroPython's QEMU firmware (ticketq mcu: Cortex-M0, Cortex-M3, RV32IMC), ticketq
             frozen with viper=True, tqbench.py and mp_worker.py over `mpremote mount`; both
             hot paths against the firmware's C heapq (the "Microcontroller ISAs" table)
-  microbit  an emulated BBC micro:bit v1 (ticketq emu: QEMU + MicroPython 1.9.2) over
+  qemu-armv6m-c, qemu-armv7m-c, qemu-rv32-c
+            the same firmware with ticketq's C core compiled in (tools/mcu.py's frozen-c
+            route): the C path (ticketq's default there) against the firmware's C heapq,
+            and the viper and bytecode classes, in one run on the same firmware
+  microbit  an emulated BBC micro:bit v1 (tools/emu.py: QEMU + MicroPython 1.9.2) over
             mpremote; sources are uploaded stripped, and only what a phase needs
             (tools/bench/shake.py), because the board has ~9.6 KB of heap
 Every reported figure is a ratio to a baseline measured in the same run (heapq with tuples,
 or on the micro:bit a pure-Python heap of tuples), from medians of several runs with
 gc.collect() before each timed section; the plain loop's own time is subtracted.
+
+--interp pico: ticketq's Raspberry Pi Pico firmware (tools/firmware rp2, or
+$TICKETQ_PICO_FIRMWARE) in rp2040js (tools/bench/pico_emu.mjs) over mpremote, as the QEMU
+targets, plus push and pop timed apart, bytes per pair under heap_lock, free RAM and the
+largest queue beside the frozen worker, in emulated RP2040 cycles (ticketq_tools/bench/pico.py);
+`--splice --interp pico` puts its run into results.json, its section into BENCHMARKS.md and
+its rows into docs/speed.md, the rest as it was.
 """
 import argparse
 import json
@@ -42,11 +54,13 @@ import time
 # tables spliced into docs), plots. This file is its command line, and keeps the names that
 # the tests and tools/bench/fleet.py read from it.
 sys.path[0:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
-from ticketq_tools.bench.common import HERE, MICROPYTHONS, NAMES, ORDER, QEMU, ROOT, TITLES  # noqa: E402,F401
+from ticketq_tools.bench.common import HERE, MICROPYTHONS, NAMES, ORDER, QEMU, QEMU_C, ROOT, TITLES  # noqa: E402,F401
 from ticketq_tools.bench.plans import MICROBIT_HAS, config, host_plan, microbit_plan  # noqa: E402,F401
 from ticketq_tools.bench.drivers import RunError, collect, run_host, run_microbit  # noqa: E402,F401
 from ticketq_tools.bench.analysis import analyse, fatal  # noqa: E402,F401
-from ticketq_tools.bench.report import SPEED_DOC, isa_rows, isa_section, isa_splice, machine_info, raw_runs, report, speed_block, update_speed_doc  # noqa: E402,F401
+from ticketq_tools.bench.report import ISA_BEGIN, ISA_END, PICO_BEGIN, PICO_END, SPEED_DOC, isa_rows, isa_section, isa_splice, machine_info, pico_section, pico_splice, raw_runs, report, speed_block, update_speed_doc  # noqa: E402,F401
+from ticketq_tools.bench.plans import pico_plan  # noqa: E402,F401
+from ticketq_tools.bench.pico import run_pico  # noqa: E402,F401
 from ticketq_tools.bench.plots import ensure_matplotlib, plot, plot_memory  # noqa: E402,F401
 
 
@@ -63,6 +77,9 @@ def main(argv=None):
                    help="run the QEMU targets only (or those of --interp), put their runs into the committed "
                         "tools/bench/results.json and their table into BENCHMARKS.md; the rest stays as it is "
                         "(as the fleet tier's figures are spliced in from their own run)")
+    p.add_argument("--pico-host", choices=("quiet", "stock"), default="quiet",
+                   help="the emulated Pico's USB host (tools/bench/pico_emu.mjs): quiet NAKs while it has "
+                        "nothing to send, as a real host; stock is rp2040js's, which keeps the USB busy")
     args = p.parse_args(argv)
     if args.splice:
         return splice_main(args)
@@ -96,6 +113,8 @@ def main(argv=None):
         try:
             if interp == "microbit":
                 results = run_microbit(microbit_plan(c), log)
+            elif interp == "pico":
+                results = run_pico(pico_plan(c), 3600, args.pico_host, log)
             else:
                 results = run_host(interp, host_plan(interp, c), timeout=1800)
         except (RunError, subprocess.TimeoutExpired, OSError) as e:
@@ -141,9 +160,10 @@ def main(argv=None):
 def splice_main(args):
     """--splice: the QEMU targets' runs into the committed results.json and BENCHMARKS.md."""
     given = [i.strip() for i in args.interp.split(",") if i.strip()]
-    interps = [i for i in given if i in QEMU] if given != list(ORDER) else list(QEMU)
+    spliced = tuple(QEMU) + ("pico",)
+    interps = [i for i in given if i in spliced] if given != list(ORDER) else list(QEMU)
     if not interps:
-        print("--splice: give QEMU targets (%s)" % ", ".join(QEMU), file=sys.stderr)
+        print("--splice: give QEMU targets or pico (%s)" % ", ".join(spliced), file=sys.stderr)
         return 2
     runs, failed = {}, False
     for interp in interps:
@@ -151,7 +171,11 @@ def splice_main(args):
         t0 = time.time()
         print("== %s" % TITLES[interp], file=sys.stderr, flush=True)
         try:
-            results = run_host(interp, host_plan(interp, c), timeout=1800)
+            if interp == "pico":
+                results = run_pico(pico_plan(c), 3600, args.pico_host,
+                                   lambda m: print(m, file=sys.stderr, flush=True))
+            else:
+                results = run_host(interp, host_plan(interp, c), timeout=1800)
         except (RunError, subprocess.TimeoutExpired, OSError) as e:
             print("   not run: %s" % e, file=sys.stderr)
             runs[interp] = {"c": c, "error": str(e)}
@@ -170,6 +194,8 @@ def splice_main(args):
     raw["runs"].update(json.loads(json.dumps(raw_runs(runs))))
     md = open(os.path.join(ROOT, "BENCHMARKS.md")).read()
     md = isa_splice(md, raw["runs"])
+    if "pico" in interps:
+        md = pico_splice(md, raw["runs"])
     if out:
         os.makedirs(out, exist_ok=True)
     with open(json_path, "w") as f:
@@ -177,7 +203,9 @@ def splice_main(args):
         f.write("\n")
     with open(md_path, "w") as f:
         f.write(md)
-    print("\n".join(isa_section(raw["runs"])))
+    if "pico" in interps and not out:  # docs/speed.md's table gets the Pico's rows
+        update_speed_doc(raw)
+    print("\n".join(isa_section(raw["runs"]) + (pico_section(raw["runs"]) if "pico" in interps else [])))
     print("wrote %s, %s" % (md_path, json_path), file=sys.stderr)
     return 1 if failed else 0
 

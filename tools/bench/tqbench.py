@@ -138,6 +138,18 @@ def mk_tqb(cap, fill):
 t_tqb = t_tq
 
 
+def mk_tqv(cap, fill):
+    # the viper class, where the default is the C core (the unix-c run: docs/c-core.md)
+    from ticketq.viper import TicketQueue as V
+    q = V(cap)
+    for j in range(fill):
+        q.push(j, CLS[(j * 5) & 63])
+    return q
+
+
+t_tqv = t_tq
+
+
 # Single operations, for bytes allocated per operation (k of them, ids b .. b + k - 1).
 def k_push(q, k, b):
     c = CLS
@@ -194,6 +206,150 @@ def most_bytes(lo, hi):
     a = None
     gc.collect()
     return lo
+
+
+# ---- push and pop timed apart (the emulated Pico): n pushes and n pops in rounds of 64
+# (64 pushes timed, then 64 pops timed), so the fill level moves between f and f + 64;
+# returns (ticks of the pushes, ticks of the pops). tpo_none is the same loops, empty.
+
+def tpo_none(s, n, b):
+    c = CLS
+    tp = 0
+    to = 0
+    i = 0
+    while i < n:
+        t = now()
+        for j in range(i, i + 64):
+            c[j & 63]
+        tp += since(t)
+        t = now()
+        for j in range(64):
+            pass
+        to += since(t)
+        i += 64
+    return (tp, to)
+
+
+def tpo_tq(q, n, b):
+    c = CLS
+    tp = 0
+    to = 0
+    i = 0
+    while i < n:
+        t = now()
+        for j in range(i, i + 64):
+            q.push(j, c[j & 63])
+        tp += since(t)
+        t = now()
+        for j in range(64):
+            q.pop()
+        to += since(t)
+        i += 64
+    return (tp, to)
+
+
+tpo_tqb = tpo_tq
+
+
+def tpo_hqt(h, n, b):
+    c = CLS
+    tp = 0
+    to = 0
+    i = 0
+    while i < n:
+        t = now()
+        for j in range(i, i + 64):
+            heappush(h, (3 - c[j & 63], b + j, j))
+        tp += since(t)
+        t = now()
+        for j in range(64):
+            heappop(h)[2]
+        to += since(t)
+        i += 64
+    return (tp, to)
+
+
+def tpo_hqi(h, n, b):
+    c = CLS
+    tp = 0
+    to = 0
+    i = 0
+    while i < n:
+        t = now()
+        for j in range(i, i + 64):
+            heappush(h, ((3 - c[j & 63]) << 26) + b + j)
+        tp += since(t)
+        t = now()
+        for j in range(64):
+            heappop(h)
+        to += since(t)
+        i += 64
+    return (tp, to)
+
+
+# One section of tpo_X after tpo_none, each after a collection: ((none push, none pop),
+# (push, pop)).
+def sec2(f, s, n, b):
+    gc.collect()
+    a = tpo_none(s, n, b)
+    gc.collect()
+    return (a, f(s, n, b))
+
+
+# Bytes that f(s, k, b) takes from the heap, under micropython.heap_lock() where it runs
+# there: (True, gc.mem_free() before - after) when it ran locked (an allocation would have
+# raised MemoryError), else (False, the same with the collector off instead).
+def locked(f, s, k, b):
+    import micropython
+    gc.collect()
+    a = gc.mem_free()
+    micropython.heap_lock()
+    try:
+        f(s, k, b)
+        ok = True
+    except MemoryError:
+        ok = False
+    micropython.heap_unlock()
+    if ok:
+        return (True, a - gc.mem_free())
+    gc.collect()
+    gc.disable()
+    a = gc.mem_free()
+    f(s, k, b)
+    a = a - gc.mem_free()
+    gc.enable()
+    return (False, a)
+
+
+# k push+pop pairs, each kernel's loop without a clock (for locked())
+def p_tq(q, k, b):
+    c = CLS
+    for i in range(b, b + k):
+        q.push(i, c[i & 63])
+        q.pop()
+
+
+p_tqb = p_tq
+
+
+def p_hqt(h, k, b):
+    c = CLS
+    for i in range(b, b + k):
+        heappush(h, (3 - c[i & 63], i, i))
+        heappop(h)[2]
+
+
+def p_hqi(h, k, b):
+    c = CLS
+    for i in range(b, b + k):
+        heappush(h, ((3 - c[i & 63]) << 26) + i)
+        heappop(h)
+
+
+def p_none(s, k, b):
+    c = CLS
+    for i in range(b, b + k):
+        c[i & 63]
 
 
 # ---- heapq on tuples, heapq on packed ints

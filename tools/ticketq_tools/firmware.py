@@ -3,10 +3,14 @@
 firmware-microbit-micropython, MicroPython 1.9.2 + the DAL) with the modules named in
 boards/microbit-frozen/board.py's FROZEN frozen into flash as 1.9.2 bytecode.
 
-    ticketq firmware microbit            # build (or reuse the cached build); print the .hex path
-    ticketq firmware microbit --force    # build again even if the cache has it
-    ticketq firmware microbit --info     # the build's sizes: text, frozen modules, file system
-    ticketq firmware microbit --verify   # build twice from scratch: the same sha256, or exit 1
+    tools/firmware microbit            # build (or reuse the cached build); print the .hex path
+    tools/firmware microbit --force    # build again even if the cache has it
+    tools/firmware microbit --info     # the build's sizes: text, frozen modules, file system
+    tools/firmware microbit --verify   # build twice from scratch: the same sha256, or exit 1
+    tools/firmware natmod [ARCH ...]   # the C core as a native .mpy per architecture
+                                       # (tools/ticketq_tools/ccore.py, docs/c-core.md)
+    tools/firmware unix                # the 32-bit unix port with the C core built in
+                                       # (tools/ticketq_tools/unixport.py)
 
 The .hex is what a user drags onto the MICROBIT drive (docs/microbit.md). Steps:
 1. the 1.9.2 `mpy-cross` from ../shared/mcu/micropython-1.9.2.tar.xz (built once, cached);
@@ -25,6 +29,13 @@ The .hex is what a user drags onto the MICROBIT drive (docs/microbit.md). Steps:
 Same inputs, same bytes. The cache key is the sha256 of every input: the Debian source
 version, the 1.9.2 tarball, the frozen sources (as frozen: a profile's host-only constants
 are not), this script, SOURCE_DATE_EPOCH.
+
+The Raspberry Pi Pico (issue 32): `tools/firmware rp2` builds MicroPython 1.28.0's rp2
+port for RPI_PICO from ../shared/rp2 with the library, the worker and its profile frozen
+(tools/ticketq_tools/rp2.py says how), and prints the .uf2's path (--info: the .uf2, .bin
+and .elf with sizes and hashes); `tools/firmware rp2350` the same for RPI_PICO2 (RP2350).
+Options there: --no-viper, --user-c-module FILE (a micropython.cmake, repeatable), --force,
+--verify, --out.
 
 Cache: $TICKETQ_CACHE or .cache/ in the repository (not tracked): firmware/<key>/firmware.hex
 firmware/<key>/info.json (sizes) and firmware/<key>/firmware.elf. Exit: 0 built or cached; 1 the build failed (its log named);
@@ -362,17 +373,34 @@ def for_emulator(which, log=print):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["natmod"]:  # the C core's native .mpy per architecture (issue 33)
+        from ticketq_tools import ccore
+        return ccore.main(argv[1:])
+    if argv[:1] == ["unix"]:  # the 32-bit unix port with the C core built in (issue 33)
+        from ticketq_tools import unixport
+        return unixport.main(argv[1:])
     p = argparse.ArgumentParser(prog="ticketq firmware", description=__doc__.split("\n")[0],
                                 epilog="The .hex goes onto the MICROBIT drive: docs/microbit.md.")
-    p.add_argument("board", choices=["microbit"], help="the board (the BBC micro:bit v1)")
+    p.add_argument("board", choices=["microbit", "rp2", "rp2350"],
+                   help="the board: microbit (the BBC micro:bit v1), rp2 (Raspberry Pi Pico, RP2040: RPI_PICO), "
+                        "rp2350 (Raspberry Pi Pico 2: RPI_PICO2)")
     p.add_argument("--force", action="store_true", help="build even if the cache has this build")
     p.add_argument("--info", action="store_true", help="print the build's sizes as JSON, not only the path")
     p.add_argument("--out", metavar="FILE", help="also copy the .hex to FILE")
     p.add_argument("--verify", action="store_true",
                    help="build (or take from the cache), then build again from scratch and check that the "
                         "two .hex files are the same bytes (sha256): exit 1 if not")
+    p.add_argument("--no-viper", action="store_true",
+                   help="rp2, rp2350: ticketq frozen without its viper module (the bytecode path only)")
+    p.add_argument("--user-c-module", action="append", default=[], metavar="FILE",
+                   help="rp2, rp2350: a user C module's micropython.cmake, compiled in (USER_C_MODULES; repeatable)")
     args = p.parse_args(argv)
     log = lambda s: print(s, file=sys.stderr)  # noqa: E731
+    if args.board != "microbit":
+        return main_rp2(args, log)
+    if args.no_viper or args.user_c_module:
+        p.error("--no-viper and --user-c-module are for rp2 and rp2350")
     try:
         path, info, cached = build(args.force, log=log)
         if args.verify:
@@ -395,6 +423,37 @@ def main(argv=None):
         print(json.dumps(dict(info, hex=path), indent=1, sort_keys=True))
     else:
         print(path)
+    return 0
+
+
+def main_rp2(args, log):
+    """tools/firmware rp2 | rp2350 (tools/ticketq_tools/rp2.py)."""
+    from ticketq_tools import rp2
+
+    kw = dict(viper=not args.no_viper, user_c_modules=args.user_c_module, log=log)
+    try:
+        paths, info, cached = rp2.build(args.board, force=args.force, **kw)
+        if args.verify:
+            first = (info["sha256_uf2"], info["sha256_bin"])
+            paths, info, cached = rp2.build(args.board, force=True, fresh=True, **kw)
+            same = first == (info["sha256_uf2"], info["sha256_bin"])
+            print("tools/firmware: two builds from the same inputs (the second from an empty build folder): "
+                  "firmware.uf2 sha256 %s and %s: %s" % (first[0], info["sha256_uf2"],
+                                                         "the same bytes" if same else "DIFFERENT"), file=sys.stderr)
+            if not same:
+                return 1
+    except rp2.BuildError as e:
+        print("tools/firmware: %s" % e, file=sys.stderr)
+        return e.code
+    print("tools/firmware: %s (%s %s; sha256 %s; text %d B, firmware.uf2 %d B)" % (
+        "cached" if cached else "built in %.0f s" % info["build_seconds"], info["board"], info["key"],
+        info["sha256_uf2"][:16], info["text"], info["uf2_bytes"]), file=sys.stderr)
+    if args.out:
+        shutil.copyfile(paths["uf2"], args.out)
+    if args.info:
+        print(json.dumps(dict(info, **paths), indent=1, sort_keys=True))
+    else:
+        print(paths["uf2"])
     return 0
 
 

@@ -78,10 +78,113 @@ def source(version=None):
 
 
 def install(conn, version=None):
-    """FUNCTION LOAD REPLACE the library into the server behind `conn` (a redis-py client
-    or ticketq.resp.Redis). Returns the library name."""
-    name = conn.execute_command("FUNCTION", "LOAD", "REPLACE", source(version))
+    """FUNCTION LOAD REPLACE the library into the server behind `conn` (a redis-py client,
+    a redis-py Sentinel master_for client, a redis-py RedisCluster, or ticketq.resp.Redis).
+    Returns the library name.
+
+    A Redis Cluster (conn a RedisCluster, or a client of any one node in cluster mode): the
+    library is loaded on every master CLUSTER NODES lists (FUNCTION LOAD is per node; a
+    master's replicas get it by replication, as the replicas of a Sentinel primary do, and
+    a replica added later by its full sync); a master that is failing or has no address is
+    refused (RuntimeError naming it) rather than skipped. A master added later (an empty
+    node given slots) needs install again: REPLACE makes it idempotent. See missing()."""
+    text = source(version)
+    masters = [n for n in cluster_nodes(conn) if "master" in n[2]]
+    if not masters:
+        name = conn.execute_command("FUNCTION", "LOAD", "REPLACE", text)
+        return name.decode() if isinstance(name, bytes) else name
+    bad = [n for n in masters if set(n[2]) & {"fail", "fail?", "noaddr", "handshake"}]
+    if bad:
+        raise RuntimeError("cluster master %s is %s: the library cannot be loaded there; install "
+                           "again once the cluster is healthy" % (bad[0][1], ",".join(bad[0][2])))
+    name = None
+    for node_id, addr, flags in masters:
+        c = _node_client(conn, addr, flags)
+        try:
+            name = c.execute_command("FUNCTION", "LOAD", "REPLACE", text)
+        finally:
+            if c is not conn:
+                c.close()
     return name.decode() if isinstance(name, bytes) else name
+
+
+def cluster_nodes(conn):
+    """[(node id, "host:port", flags)] of the Redis Cluster `conn` reaches (CLUSTER NODES of
+    one node; a RedisCluster: of one of its nodes); [] for a server not in cluster mode."""
+    c = conn
+    if getattr(conn, "get_nodes", None) is not None:  # redis.cluster.RedisCluster
+        c = _node_client(conn, "%s:%d" % (conn.get_nodes()[0].host, conn.get_nodes()[0].port))
+    try:
+        text = c.execute_command("CLUSTER", "NODES")
+    except Exception as e:
+        if "cluster support disabled" in str(e) or "unknown command" in str(e).lower():
+            return []
+        raise
+    finally:
+        if c is not conn:
+            c.close()
+    out = []
+    for line in (text.decode() if isinstance(text, bytes) else text).splitlines():
+        f = line.split()
+        if len(f) >= 3:
+            out.append((f[0], f[1].split("@")[0].split(",")[0], f[2].split(",")))
+    return out
+
+
+def missing(conn, version=None):
+    """The nodes (every master and replica of a cluster; else the one server) where the
+    ticketq library of `version` is not loaded: ["host:port", ...], [] when all have it."""
+    lib = "ticketq_%d" % (fleet.VERSION if version is None else version)
+    nodes = [n for n in cluster_nodes(conn) if not set(n[2]) & {"fail", "noaddr", "handshake"}]
+    out = []
+    if not nodes and hasattr(conn, "max_bulk"):  # ticketq.resp: a client with deeper limits
+        nodes = [(None, "%s:%d" % (conn.host, conn.port), [])]
+    for node in nodes or [None]:
+        addr = node and node[1]
+        c = conn if addr is None else _node_client(conn, addr, node[2])
+        if c is conn and hasattr(conn, "max_bulk"):
+            c = _node_client(conn, "%s:%d" % (conn.host, conn.port))
+        try:
+            r = c.execute_command("FUNCTION", "LIST", "LIBRARYNAME", lib)
+        finally:
+            if c is not conn:
+                c.close()
+        if not r:
+            out.append(addr or "the server")
+    return out
+
+
+def _node_client(conn, addr, flags=()):
+    # A client of one node "host:port", with conn's credentials and timeouts (redis-py's,
+    # a RedisCluster's, or ticketq.resp's). The node conn itself reaches ("myself": a lone
+    # node that never met another lists itself without an address): conn.
+    if "myself" in flags and getattr(conn, "get_nodes", None) is None and not hasattr(conn, "max_bulk"):
+        return conn
+    host, port = addr.rsplit(":", 1)
+    port = int(port)
+    if not host:  # ticketq.resp's lone node: its own address
+        host = conn.host
+    if hasattr(conn, "execute_many") or hasattr(conn, "max_bulk"):  # ticketq.resp.Redis
+        import ticketq.resp as tqresp
+
+        # FUNCTION LIST's reply nests 5 arrays deep: more than a board's default allows
+        return tqresp.Redis(host, port, conn.timeout, conn.password, 0, conn.username,
+                            max_depth=8, max_items=1 << 16, ca=conn.ca,
+                            server_hostname=conn.server_hostname)
+    import redis
+
+    nm = getattr(conn, "nodes_manager", None)
+    if nm is not None:
+        kw = dict(nm.connection_kwargs)
+    else:
+        kw = dict(conn.connection_pool.connection_kwargs)
+    if "SSL" in getattr(kw.pop("connection_class", None), "__name__", ""):
+        kw["ssl"] = True
+    for k in ("host", "port", "connection_pool", "db", "retry"):
+        kw.pop(k, None)
+    keep = ("username", "password", "socket_timeout", "socket_connect_timeout", "ssl",
+            "ssl_ca_certs", "ssl_certfile", "ssl_keyfile", "decode_responses")
+    return redis.Redis(host=host, port=port, **dict((k, v) for k, v in kw.items() if k in keep))
 
 
 def open_queue(conn, name, prefix="tq"):
@@ -198,10 +301,25 @@ def _hash(password):
     return "#" + hashlib.sha256(password.encode()).hexdigest()
 
 
-def grant(conns, user, role, queues, prefix="tq", db=0, cluster=False):
+def durable_rules(conn):
+    """What a durable client (FleetQueue(num_replicas=N)) runs besides its functions on this
+    server: WAIT, INFO (its persistence section: appendonly), and WAITAOF where the server
+    has it (Valkey 9, Redis >= 7.2; Redis 7.0 refuses a rule naming a command it lacks)."""
+    rules = ["+wait", "+info"]
+    try:  # the client's own probe (ticketq.fleet): returns at once where WAITAOF exists
+        conn.execute_command("WAITAOF", 0, 0, 1)
+        rules.append("+waitaof")
+    except Exception as e:
+        if "unknown command" not in str(e).lower():
+            raise
+    return rules
+
+
+def grant(conns, user, role, queues, prefix="tq", db=0, cluster=False, durable=False):
     """Create ACL user `user` with `role` on `queues` on every server of `conns` (redis-py
     clients or ticketq.resp.Redis), with one new random password, returned (and kept
-    nowhere else). ValueError if the user exists on any of them (nothing changed then)."""
+    nowhere else). durable: also what durable writes run (durable_rules, per server).
+    ValueError if the user exists on any of them (nothing changed then)."""
     _check_user(user)
     rules = acl_rules(role, queues, prefix, db, cluster)
     for c in conns:
@@ -210,7 +328,8 @@ def grant(conns, user, role, queues, prefix="tq", db=0, cluster=False):
                              % user)
     password = secrets.token_urlsafe(24)  # 192 bits, A-Z a-z 0-9 - _: no URL escaping
     for c in conns:
-        c.execute_command("ACL", "SETUSER", user, *(rules + [_hash(password)]))
+        more = durable_rules(c) if durable else []
+        c.execute_command("ACL", "SETUSER", user, *(rules + more + [_hash(password)]))
     return password
 
 
@@ -328,6 +447,38 @@ def connect(url, timeout=1.0):
     from redis.retry import Retry
 
     return redis.Redis.from_url(url, socket_connect_timeout=timeout, retry=Retry(NoBackoff(), 0))
+
+
+def sentinel_addresses(values):
+    """["host:port", ...] (an IPv6 host in brackets) -> [(host, port)]; ValueError naming a
+    bad one."""
+    out = []
+    for v in values:
+        host, sep, port = v.rpartition(":")
+        host = host[1:-1] if host[:1] == "[" and host[-1:] == "]" else host
+        if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
+            raise ValueError("--sentinel %s: HOST:PORT" % v)
+        out.append((host, int(port)))
+    return out
+
+
+def sentinel_client(sentinels, service, url=None, timeout=1.0, **kw):
+    """A redis-py client of the primary that Redis Sentinel names for `service`: each new
+    connection asks the sentinels ((host, port) list, each within `timeout` s) again, so
+    after a failover the next connection reaches the new primary (redis-py's
+    Sentinel.master_for; a demoted primary's READONLY becomes a ConnectionError, so calls
+    are sent again). `url`: only its user, password and db are used (the primary's
+    address comes from the sentinels). kw: redis.Redis's (socket_timeout, retry, ...)."""
+    from redis.connection import parse_url
+    from redis.sentinel import Sentinel
+
+    if url:
+        u = parse_url(url)
+        for k in ("username", "password", "db"):
+            if u.get(k) is not None:
+                kw.setdefault(k, u[k])
+    s = Sentinel(sentinels, socket_timeout=timeout, socket_connect_timeout=timeout)
+    return s.master_for(service, **kw)
 
 
 CLASSES = ("LOW", "NORMAL", "HIGH", "CRITICAL")
@@ -574,6 +725,8 @@ def parser():
                            help="a queue the user may use (repeat for several; at least one)")
             g.add_argument("--role", default="board", choices=sorted(ROLES))
             g.add_argument("--cluster", action="store_true", help="also allow reading the cluster's slots")
+            g.add_argument("--durable", action="store_true", help="also allow what durable writes run "
+                           "(FleetQueue(num_replicas=N)): WAIT, WAITAOF where the server has it, INFO")
     return p
 
 
@@ -616,7 +769,10 @@ def main(argv=None):
             if acl:
                 return _acl(a, conns, urls)
             if a.command == "install":
-                print("loaded %s into %s" % (install(conn), safe_url(url)))
+                n = len([m for m in cluster_nodes(conn) if "master" in m[2]])
+                print("loaded %s into %s%s" % (install(conn), safe_url(url), (
+                    " and every master of its cluster (%d; their replicas by replication)" % n)
+                    if n else ""))
                 return 0
             if a.command == "list":
                 rows = [{"name": n, "kind": k} for n, k in queues(conn, a.prefix)]
@@ -671,7 +827,7 @@ def _exporter(a, url):
 def _acl(a, conns, urls):
     url = urls[0]
     if a.command == "grant":
-        pw = grant(conns, a.user, a.role, a.queues, a.prefix, _db(url), a.cluster)
+        pw = grant(conns, a.user, a.role, a.queues, a.prefix, _db(url), a.cluster, a.durable)
         # The one line with the password: stdout, once. Nothing else shows it.
         print(user_url(url, a.user, pw))
         sys.stdout.flush()

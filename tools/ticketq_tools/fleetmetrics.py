@@ -24,6 +24,12 @@ def timed_client(url, latency, **kw):
     """A redis-py client for `url` (kw: redis.Redis.from_url's) whose every command's time,
     reply or error, is observed in `latency` (a Histogram labelled op: the ticketq function
     for FCALL, as tq1_pop, else the command, as HGET)."""
+    return timed_class(latency).from_url(url, **kw)
+
+
+def timed_class(latency):
+    """redis.Redis whose every command's time is observed in `latency` (timed_client's; for
+    redis-py's Sentinel.master_for(..., redis_class=...), gateway --sentinel)."""
     import redis
 
     class TimedRedis(redis.Redis):
@@ -40,7 +46,7 @@ def timed_client(url, latency, **kw):
             finally:
                 latency.labels(op).observe(time.perf_counter() - t)
 
-    return TimedRedis.from_url(url, **kw)
+    return TimedRedis
 
 
 def new_latency(registry=None):

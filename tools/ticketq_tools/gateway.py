@@ -60,6 +60,13 @@ its exit code (below).
 
 URLs are printed with their password hidden, as redis-cli does: redis://:***@host:port/db.
 
+Redis Sentinel: --sentinel HOST:PORT (once per sentinel) with --service NAME (the master's
+name they monitor) finds the primary through them (redis-py's Sentinel.master_for): every
+new connection asks the sentinels again, so after a failover the gateway's next attempt
+reaches the new primary ("== fleet unreachable" / "== fleet back" meanwhile); --url then
+gives only the user, password and db. A Redis Cluster is not followed (no MOVED/ASK):
+give --url the master that owns the queue's slot.
+
 Setup tries the fleet with one PING first (a 1 s connect, no retries), so a refused server,
 a wrong password or a missing queue or library is one line at once. Every --names key must
 be a fleet job id (decimal, 0..2**30-1) and every name a workload job name
@@ -573,6 +580,9 @@ def main(argv=None, out=print):
     p.add_argument("--url", default="redis://127.0.0.1:6379/0", help="the fleet's Redis/Valkey")
     p.add_argument("--queue", help="the fleet queue's name (required)")
     p.add_argument("--prefix", default="tq", help="its key prefix (default tq)")
+    p.add_argument("--sentinel", action="append", metavar="HOST:PORT", help="a Redis Sentinel to ask "
+                   "for the primary (repeat for each; with --service; --url gives only user, password, db)")
+    p.add_argument("--service", help="the master's name the sentinels monitor (with --sentinel)")
     # Neither --queue nor the group is required=True: argparse checks required options before
     # it looks at unknown ones, so --locl said "one of --connect --unix --local is required"
     # and --qeue "the following arguments are required: --queue". Both checked below.
@@ -595,6 +605,15 @@ def main(argv=None, out=print):
     a = p.parse_args(argv)  # a misspelled option: "unrecognized arguments: --locl", exit 2
     if a.queue is None:
         p.error("the following arguments are required: --queue")
+    if bool(a.sentinel) != bool(a.service):
+        p.error("--sentinel and --service go together")
+    sentinels = None
+    if a.sentinel:
+        from ticketq_tools import fleetctl as _fc
+        try:
+            sentinels = _fc.sentinel_addresses(a.sentinel)
+        except ValueError as e:
+            p.error(str(e))
     if not (a.connect or a.unix or a.local):
         p.error("one of the arguments --connect --unix --local is required")
     # each bad value named with its option (--capacity 0 was once taken as "the default")
@@ -632,7 +651,14 @@ def main(argv=None, out=print):
         try:
             # First one PING that fails fast (a 1 s connect, no retries): a refused or wrong
             # server is one line at once, not FleetQueue's retries (15.8 s).
-            probe = fleetctl.connect(a.url, 1.0)
+            if sentinels:
+                from redis.backoff import NoBackoff
+                from redis.retry import Retry
+
+                probe = fleetctl.sentinel_client(sentinels, a.service, a.url, 1.0,
+                                                 socket_connect_timeout=1.0, retry=Retry(NoBackoff(), 0))
+            else:
+                probe = fleetctl.connect(a.url, 1.0)
             probe.ping()
             probe.close()
             # A socket timeout, so that a fleet gone silent (no reset) is noticed: pop_until
@@ -649,7 +675,13 @@ def main(argv=None, out=print):
                 registry = CollectorRegistry()
                 # every call of the gateway to the fleet timed, by call
                 latency = fleetmetrics.new_latency(registry)
-                conn = fleetmetrics.timed_client(a.url, latency, **kw)
+                if sentinels:  # every new connection asks the sentinels for the primary
+                    conn = fleetctl.sentinel_client(sentinels, a.service, a.url,
+                                                    redis_class=fleetmetrics.timed_class(latency), **kw)
+                else:
+                    conn = fleetmetrics.timed_client(a.url, latency, **kw)
+            elif sentinels:
+                conn = fleetctl.sentinel_client(sentinels, a.service, a.url, **kw)
             else:
                 conn = redis.Redis.from_url(a.url, **kw)
             fleet = open_queue(conn, a.queue, a.prefix)
@@ -678,7 +710,9 @@ def main(argv=None, out=print):
 
         gw = Gateway(fleet, board, a.names, a.kind, a.lease_ms, a.window, out)
         if a.metrics_port is not None:
-            registry.register(fleetmetrics.QueueCollector(redis.Redis.from_url(a.url, **kw), [a.queue], a.prefix, ctl=fleetctl))
+            registry.register(fleetmetrics.QueueCollector(
+                fleetctl.sentinel_client(sentinels, a.service, a.url, **kw) if sentinels else
+                redis.Redis.from_url(a.url, **kw), [a.queue], a.prefix, ctl=fleetctl))
             registry.register(fleetmetrics.GatewayCollector(gw))
             try:
                 mport = fleetmetrics.serve(a.metrics_port, a.metrics_bind, registry)

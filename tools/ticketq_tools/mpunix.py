@@ -7,7 +7,15 @@
     ticketq mpunix --where               # which interpreter it would use, and why
     ticketq mpunix --bytecode ...        # ticketq's bytecode path forced (the
                                                   # default there is the viper one)
-    ticketq mpunix --serve [--home DIR]  # its REPL as a board for mpremote, at
+    python3 tools/mpunix.py --c ...               # ticketq's C path: the C core's x86 .mpy
+                                                  # (tools/firmware natmod x86) on MICROPYPATH;
+                                                  # exit 2 if it cannot be built or does not load
+    python3 tools/mpunix.py --c-builtin ...       # ticketq's C path built in: the unix port
+                                                  # built from ../shared/mcu with the C core
+                                                  # compiled in (tools/firmware unix, cached)
+                                                  # instead of the shared binary; exit 2 if it
+                                                  # cannot be built or ticketq takes another path
+    python3 tools/mpunix.py --serve [--home DIR]  # its REPL as a board for mpremote, at
                                                   # socket://127.0.0.1:PORT (until Ctrl-C, or
                                                   # a soft reset ends it: use `resume`)
 
@@ -201,6 +209,10 @@ def main(argv=None):
     p.add_argument("--timeout", type=float, default=300.0)
     p.add_argument("--bytecode", action="store_true",
                    help="force ticketq's bytecode path (block ticketq.viper: ticketq's docstring, Hot paths)")
+    p.add_argument("--c", action="store_true",
+                   help="ticketq's C path: build the C core's x86 .mpy (cached) and put it on MICROPYPATH")
+    p.add_argument("--c-builtin", action="store_true",
+                   help="ticketq's C path on the unix port built with the C core compiled in (tools/firmware unix)")
     p.add_argument("--serve", action="store_true",
                    help="serve the REPL as a stand-in board for mpremote at socket://127.0.0.1:PORT")
     p.add_argument("--home", default=".", help="with --serve: its HOME and working folder (default .)")
@@ -208,6 +220,15 @@ def main(argv=None):
     if not a.timeout > 0:
         p.error("--timeout must be > 0 seconds")
     exe, how = find()
+    if a.c_builtin:
+        if a.bytecode or a.c:
+            p.error("--c-builtin, --c and --bytecode: one path at a time")
+        from ticketq_tools import unixport
+        try:
+            exe, how = unixport.build(log=lambda s: print(s, flush=True)), "tools/firmware unix, the C core built in"
+        except (unixport.UnixError, unixport.mcu.McuError) as e:
+            print("== MicroPython unix port: ERROR, no unix port with the C core built in: %s" % e, flush=True)
+            return 2
     if exe is None:
         # a $MICROPYTHON that was set but is wrong is a mistake to report, not a skip: SKIPPED
         # is only ever printed with exit 0 (tools/test counts a stage that ran no test as
@@ -217,16 +238,37 @@ def main(argv=None):
             return 0
         print("== MicroPython unix port: ERROR, %s" % how, flush=True)
         return 2
+    if a.c:
+        if a.bytecode:
+            p.error("--c and --bytecode: one path at a time")
+        from ticketq_tools import ccore
+        try:
+            a.path.append(os.path.dirname(ccore.build("x86", log=lambda s: print(s, flush=True))))
+        except (ccore.NatmodError, ccore.mcu.McuError) as e:
+            print("== MicroPython unix port: ERROR, no C core to test: %s" % e, flush=True)
+            return 2
     # The path is asked of ticketq itself: a 64-bit port's default is bytecode, not viper.
     probe = ("import sys; print('%d.%d.%d' % sys.implementation.version[:3], 32 if sys.maxsize < 2**32 else 64)\n"
              + (libnames.block_viper() + "\n" if a.bytecode else "")
-             + "import ticketq; print(ticketq.PATH)")
+             + "import ticketq; print(ticketq.PATH)"
+             # built in: _ticketq has no __file__ (a .mpy on the path would have one)
+             + ("; import _ticketq; print(getattr(_ticketq, '__file__', 'builtin'))" if a.c_builtin else ""))
     out = subprocess.run([exe, "-c", probe], capture_output=True, text=True,
                          env=dict(os.environ, MICROPYPATH=micropypath(a.path))).stdout.split()
     version = "%s, %s-bit" % tuple(out[:2]) if len(out) >= 2 else "(version unknown)"
-    path = out[2] if len(out) == 3 else "unknown"
+    path = out[2] if len(out) == 3 + a.c_builtin else "unknown"
+    if a.c_builtin and path == "c" and out[3] != "builtin":
+        print("== MicroPython unix port: ERROR, --c-builtin but _ticketq came from %s" % out[3], flush=True)
+        return 2
+    if (a.c or a.c_builtin) and path != "c":
+        # a C run that quietly ran another path would prove nothing about the C core
+        print("== MicroPython unix port: ERROR, --c but ticketq's path is %s (ticketq.WHY: %s)" % (
+            path, subprocess.run([exe, "-c", "import ticketq; print(ticketq.WHY)"], capture_output=True, text=True,
+                                 env=dict(os.environ, MICROPYPATH=micropypath(a.path))).stdout.strip()), flush=True)
+        return 2
     print("== MicroPython unix port %s (%s): %s; ticketq's %s" % (
         version, how, exe, "bytecode path forced, not the viper path" if a.bytecode
+        else "C path (the C core built in)" if a.c_builtin
         else "default (%s) path" % path), flush=True)
     if a.where:
         return 0

@@ -7,6 +7,10 @@ worker's log lines) and a summary. `tools/run` sets up first (tools/setup), then
     tools/run --emulate microbit               # the emulated BBC micro:bit v1 (QEMU) on
                                                #   ticketq's firmware (ticketq firmware microbit,
                                                #   built first if the cache lacks it)
+    tools/run --emulate pico                   # the Raspberry Pi Pico in rp2040js on ticketq's
+                                               #   firmware (tools/firmware rp2, built first if
+                                               #   the cache lacks it); fails if the heartbeat
+                                               #   LED (GPIO 25) never toggles
     tools/run --emulate qemu-armv7m            # MicroPython's QEMU firmware, ticketq frozen:
                                                #   qemu-armv6m, qemu-armv7m, qemu-rv32
     tools/run --connect /dev/ttyACM0           # a board (also a0, u0, auto, socket://host:port);
@@ -238,6 +242,10 @@ class BoardWorker:
         self.ran = 0
         link.run("w=None\nimport gc\ngc.collect()\nw=Worker(%d,%d)" % (capacity, aging),
                  "Worker(%d, %d) (the queue and its job table)" % (capacity, aging))
+        if link.prof.get("HEARTBEAT") and not link.prof.get("BATCH"):
+            # the board's heartbeat LED, as shell.Shell drives it (shell.boot): toggled after
+            # each job's line; nothing where the board has no such pin (QEMU) or no shell
+            link.run(HEARTBEAT_SRC, "the heartbeat LED (shell._led(board.HEARTBEAT))")
         link.free("Worker(%d, %d)" % (capacity, aging))
 
     def submit(self, name, cls, fn=None):
@@ -316,6 +324,24 @@ BATCH_SRC = (
     " c=s=n=x=None\n"
     " gc.collect()\n"
     " print('#',gc.mem_free())"
+)
+
+
+# The worker's log lines through this, on boards whose profile names a HEARTBEAT (not the
+# micro:bit's batched feeding): the LED shows pops & 1 after each job, as shell.Shell does,
+# so a Pico's LED (GPIO 25) blinks while tools/run drives it; the lines are unchanged.
+HEARTBEAT_SRC = (
+    "try:\n"
+    " from shell import _led\n"
+    " import board\n"
+    " _hl=_led(getattr(board,'HEARTBEAT',None))\n"
+    "except ImportError:\n"
+    " _hl=None\n"
+    "def _hb(s):\n"
+    " if _hl:\n"
+    "  _hl(w.pops&1)\n"
+    " print(s)\n"
+    "w.out=_hb"
 )
 
 
@@ -513,6 +539,7 @@ def run_board(args, url, path, emulated):
             board.soft_reset()  # leave it with a fresh heap
         except Exception:
             pass
+        return w
 
 
 # ---- MicroPython's QEMU firmware (ticketq mcu): a microcontroller ISA, ticketq frozen
@@ -594,6 +621,37 @@ def run_qemu(args, path):
                     "reset); ticketq's %s path" % (w.ran, args.emulate, secs, link.free(), boot, where))
         finally:
             q.stop()
+
+
+# ---- the emulated Raspberry Pi Pico (rp2040js): ticketq's own RP2040 firmware
+
+def run_pico(args, path):
+    """The main job on the emulated Pico: tools/firmware rp2's firmware (built if the cache
+    lacks it) in rp2040js, its USB CDC on a pty (tools/ticketq_tools/pico.py), then as on a
+    real Pico over mpremote: deploy the profile (rp2-frozen: nothing to put on, all is
+    frozen), prepare, play, summary. The heartbeat LED (GPIO 25) must have toggled if any
+    job ran: a run whose LED never changed fails (exit 1)."""
+    from ticketq_tools import pico, rp2
+
+    try:
+        paths, info, _ = rp2.build("rp2", True, log=lambda s: print("   " + s, file=sys.stderr, flush=True))
+    except rp2.BuildError as e:
+        raise Stop("firmware: %s" % e, SETUP if e.code == 2 else FAILED)
+    try:
+        p = pico.Pico(paths["bin"]).start()
+    except pico.PicoError as e:
+        raise Stop(str(e), SETUP)
+    try:
+        say("== the emulated Raspberry Pi Pico (rp2040js, %s): ticketq's firmware %s (tools/firmware rp2, %s, "
+            "text %d B)" % (info["chip"], info["key"], info["board"], info["text"]))
+        w = run_board(args, p.url, path, args.board or "rp2-frozen")
+    finally:
+        p.stop()
+    end = (p.summary or "").split()  # [pico] end SIM_S CYCLES HOST_S EDGES
+    say("== heartbeat LED (GPIO 25): %d changes over %d jobs%s" % (
+        p.edges, w.ran, "; %s s simulated, %s CPU cycles, %s s host" % tuple(end[2:5]) if len(end) >= 6 else ""))
+    if w.ran and not p.edges:
+        raise Stop("the heartbeat LED (GPIO 25) never changed while %d jobs ran" % w.ran)
 
 
 def session(link, prof, path, sizes=None, log=say):
@@ -776,9 +834,10 @@ def main(argv=None):
     g = p.add_mutually_exclusive_group()
     g.add_argument("--connect", "-c", metavar="URL",
                    help="a board: mpremote connect string (/dev/ttyACM0, a0, u0, auto, socket://host:port)")
-    g.add_argument("--emulate", choices=["microbit"] + sorted(QEMU_BOARDS),
-                   help="an emulated board (QEMU), started and stopped here: microbit (the BBC micro:bit v1: see --firmware), or "
-                        "MicroPython's QEMU firmware with ticketq frozen (ticketq mcu builds it): qemu-armv6m "
+    g.add_argument("--emulate", choices=["microbit", "pico"] + sorted(QEMU_BOARDS),
+                   help="an emulated board, started and stopped here: microbit (the BBC micro:bit v1 in QEMU: see --firmware), "
+                        "pico (the Raspberry Pi Pico in rp2040js, ticketq's firmware: tools/firmware rp2), or "
+                        "MicroPython's QEMU firmware with ticketq frozen (tools/mcu.py builds it): qemu-armv6m "
                         "(RP2040's ISA), qemu-armv7m (RP2350, stm32), qemu-rv32 (ESP32-C3)")
     p.add_argument("--firmware", choices=firmware.FIRMWARES, default="ticketq",
                    help="with --emulate microbit: ticketq's own firmware, the library and worker frozen "
@@ -829,6 +888,9 @@ def main(argv=None):
             return OK
         if args.emulate in QEMU_BOARDS:
             run_qemu(args, path)
+            return OK
+        if args.emulate == "pico":
+            run_pico(args, path)
             return OK
         from ticketq_tools import firmware
 

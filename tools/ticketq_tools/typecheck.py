@@ -62,9 +62,12 @@ def _both(name, why):
 
 SKIP = {
     "*": _both("viper", _VIPER),
-    "microbit": dict(_both("aio", "no micro:bit firmware (v1 or V2) has asyncio"), **_both("resp", NO_SOCKET)),
-    "rp2": _both("resp", NO_SOCKET + " (the Pico W's has; these are the plain Pico's stubs)"),
-    "host": _both("resp", NO_SOCKET + " (the WebAssembly VM)"),
+    "microbit": dict(_both("aio", "no micro:bit firmware (v1 or V2) has asyncio"), **dict(
+        _both("resp", NO_SOCKET), **_both("sentinel", NO_SOCKET))),
+    "rp2": dict(_both("resp", NO_SOCKET + " (the Pico W's has; these are the plain Pico's stubs)"),
+                **_both("sentinel", NO_SOCKET + " (the Pico W's has; these are the plain Pico's stubs)")),
+    "host": dict(_both("resp", NO_SOCKET + " (the WebAssembly VM)"),
+                 **_both("sentinel", NO_SOCKET + " (the WebAssembly VM)")),
 }
 
 

@@ -36,6 +36,17 @@ def analyse(interp, c, R):
     for x, runs in R["long"].items():
         none = statistics.median(v[0] for v in runs)
         A["long"][x] = max(statistics.median(v[1] for v in runs) - none, 0) * ns / c["long_n"]
+    # the emulated Pico: push and pop timed apart (ns per operation, the empty loops subtracted)
+    A["tpo"] = {}
+    for key, runs in R.get("tpo", {}).items():
+        A["tpo"][key] = tuple(
+            max(statistics.median(r[1][i] for r in runs) - statistics.median(r[0][i] for r in runs), 0) * ns / c["n"]
+            for i in (0, 1))
+    # ... and bytes per pair from gc.mem_free() around k pairs, under heap_lock where they ran
+    A["lk"] = {}
+    for (kind, x), (locked_, used, k) in R.get("lk", {}).items():
+        if kind == "lk" and ("lk0", x) in R["lk"]:
+            A["lk"][x] = (locked_, (used - R["lk"][("lk0", x)][1]) / k)
     # bytes per pair: kernel minus loop
     A["alloc"] = {}
     for x in c["impls"]:

@@ -13,6 +13,7 @@ import shake  # noqa: E402
 NAMES = {
     "tq": "ticketq.TicketQueue",
     "tqb": "ticketq, bytecode path forced",
+    "tqv": "ticketq, viper class",
     "hqt": "heapq, (class, seq, id) tuples",
     "hqi": "heapq, packed ints (C floor)",
     "pq": "queue.PriorityQueue",
@@ -23,6 +24,7 @@ TITLES = {
     "cpython": "CPython",
     "vm": "MicroPython WebAssembly VM",
     "unix": "MicroPython unix port (32-bit)",
+    "unix-c": "MicroPython unix port (32-bit), C core loaded",
     "microbit": "micro:bit v1, emulated",
 }
 # MicroPython's QEMU firmware of ticketq mcu, ticketq frozen with viper=True: --interp name
@@ -33,9 +35,24 @@ TITLES.update({
     "qemu-armv7m": "Cortex-M3 (armv7m, RP2350/stm32's ISA) under QEMU",
     "qemu-rv32": "RISC-V rv32imc (ESP32-C3's ISA) under QEMU",
 })
-ORDER = ("cpython", "vm", "unix", "microbit") + tuple(QEMU)
-MICROPYTHONS = ("vm", "unix", "microbit") + tuple(QEMU)
+# The same firmware with ticketq's C core compiled in (tools/mcu.py's frozen-c route, the user
+# C module _ticketq): ticketq's default is then the C path, beside the firmware's C heapq
+QEMU_C = {"qemu-armv6m-c": "armv6m", "qemu-armv7m-c": "armv7m", "qemu-rv32-c": "rv32imc"}
+QEMU.update(QEMU_C)
+for _i in QEMU_C:
+    TITLES[_i] = TITLES[_i[:-2]].replace(" under QEMU", ", C core built in, under QEMU")
+# unix-c: the same port with the C core's x86 .mpy on its path (docs/c-core.md): ticketq's
+# default is then the C path, beside the viper and bytecode classes and heapq, in one process
+ORDER = ("cpython", "vm", "unix", "unix-c", "microbit") + tuple(QEMU)
+MICROPYTHONS = ("vm", "unix", "unix-c", "microbit") + tuple(QEMU)
 
 
 def fills(cap):
     return (0, cap // 2, cap - 1)
+
+
+# ticketq's Raspberry Pi Pico firmware (tools/firmware rp2) in rp2040js, timed in emulated
+# RP2040 cycles (ticketq_tools.bench.pico): the last target
+TITLES["pico"] = "Raspberry Pi Pico (RP2040) in rp2040js"
+ORDER += ("pico",)
+MICROPYTHONS += ("pico",)

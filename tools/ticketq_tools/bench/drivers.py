@@ -12,7 +12,7 @@ import subprocess
 import sys
 import time
 
-from ticketq_tools.bench.common import HERE, QEMU, ROOT
+from ticketq_tools.bench.common import HERE, QEMU, QEMU_C, ROOT
 
 
 class RunError(RuntimeError):
@@ -65,14 +65,22 @@ def batch(cmd, steps, timeout, **kw):
     return subprocess.CompletedProcess(cmd, proc.returncode, got["out"], "".join(got["err"]))
 
 
-def run_unix(steps, timeout):
-    """Run the "x" steps on the MicroPython unix port in one batch; [(step, ok, text)]."""
+def run_unix(steps, timeout, natmod=False):
+    """Run the "x" steps on the MicroPython unix port in one batch; [(step, ok, text)].
+    natmod: with the C core's x86 .mpy on the path (tools/firmware natmod x86, cached)."""
     from ticketq_tools import mpunix
 
     exe, how = mpunix.find()
     if exe is None:
         raise RunError("no MicroPython unix port: %s" % how)
-    env = dict(os.environ, MICROPYPATH=":".join([".frozen", os.path.join(ROOT, "lib"), HERE]))
+    extra = []
+    if natmod:
+        from ticketq_tools import ccore
+        try:
+            extra = [os.path.dirname(ccore.build("x86", log=lambda m: print("   " + m, file=sys.stderr, flush=True)))]
+        except (ccore.NatmodError, ccore.mcu.McuError) as e:
+            raise RunError("no C core: %s" % e)
+    env = dict(os.environ, MICROPYPATH=":".join([".frozen", os.path.join(ROOT, "lib"), HERE] + extra))
     p = batch([exe, os.path.join(HERE, "mp_worker.py")], steps, timeout, cwd=ROOT, env=env)
     if p.returncode:
         raise RunError("%s exited %d: %s" % (exe, p.returncode, (p.stderr or p.stdout).strip()[-800:]))
@@ -110,7 +118,8 @@ def run_qemu(interp, steps, timeout):
 
     target = QEMU[interp]
     try:
-        elf = mcu.firmware(target, True, log=lambda m: print("   " + m, file=sys.stderr, flush=True))
+        elf = mcu.firmware(target, True, log=lambda m: print("   " + m, file=sys.stderr, flush=True),
+                           cmod=interp in QEMU_C)
     except mcu.McuError as e:
         raise RunError(str(e))
     with tempfile.TemporaryDirectory(prefix="tq-bench-") as tmp:
@@ -132,8 +141,8 @@ def run_qemu(interp, steps, timeout):
 
 def run_host(interp, steps, timeout):
     """Run the "x" steps on CPython or the VM in one batch; [(step, ok, text)]."""
-    if interp == "unix":
-        return run_unix(steps, timeout)
+    if interp in ("unix", "unix-c"):
+        return run_unix(steps, timeout, natmod=interp == "unix-c")
     if interp in QEMU:
         return run_qemu(interp, steps, timeout)
     if interp == "cpython":
@@ -204,7 +213,7 @@ def run_microbit(steps, log):
 
 def collect(interp, c, results):
     """The raw outputs, parsed: {"t": {(x, cap, fill): [(none, t), ...]}, ...}."""
-    R = {"t": {}, "memerr": set(), "long": {}, "a": {}, "a0": {}, "op": {}, "op0": {}, "opb": {}, "opb0": {},
+    R = {"t": {}, "tpo": {}, "lk": {}, "memerr": set(), "long": {}, "a": {}, "a0": {}, "op": {}, "op0": {}, "opb": {}, "opb0": {},
          "s": {}, "errors": [], "tolerated": [], "misc": {}}
     for step, ok, text in results:
         tag = step[2] if step[0] == "x" else None
@@ -235,6 +244,11 @@ def collect(interp, c, results):
         if kind == "t":
             if tag[4] > 0:  # rep 0 is the warm-up
                 R["t"].setdefault(tag[1:4], []).append(v)
+        elif kind == "tpo":  # the emulated Pico: push and pop timed apart
+            if tag[4] > 0:
+                R["tpo"].setdefault(tag[1:4], []).append(v)
+        elif kind in ("lk", "lk0"):
+            R["lk"][(kind, tag[1])] = (v[0], v[1], tag[2])
         elif kind == "L":
             if tag[2] > 0:
                 R["long"].setdefault(tag[1], []).append(v)

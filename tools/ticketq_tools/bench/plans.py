@@ -25,16 +25,32 @@ def config(interp, quick):
     if interp == "vm":
         # 3000 pairs a call: a tuple baseline's garbage (96 KB) fits the free heap
         c.update(impls=["tq", "hqt", "hqi", "sl", "ph"], n=3000, warm=5000, long_n=20000)
+    if interp == "unix-c":
+        # the C core (default path there), the viper and bytecode classes, heapq: one process
+        c.update(impls=["tq", "tqv", "tqb", "hqt", "hqi"], n=20000, reps=7, warm=20000)
     if interp == "unix":
         # 20000 pairs a section, as issue 12 measured: the tuple baselines' garbage (640 KB)
         # fills the port's 1 MB heap, so their sections include the collections they cause
         c.update(impls=["tq", "tqb", "hqt", "hqi", "sl", "ph"], n=20000, reps=7, warm=20000)
+    if interp == "pico":
+        # as the QEMU targets, on the firmware a Pico runs; tpo: push and pop timed apart at
+        # 128 queued of 256 (pairs of n each), lk: bytes per pair under heap_lock
+        # (1024 pairs a section: rp2040js counts cycles, so sections vary little, and the
+        # emulator runs ~3-15 host s per simulated s on a shared 2-core machine)
+        c.update(impls=["tq", "tqb", "hqt", "hqi"], caps=(256,), sweep_cap=256, sweep=(0, 128, 255),
+                 n=1024, reps=5, warm=1024, long_n=0, tpo=(256, 128), lk=64)
+        if quick:  # a smoke run: the largest-queue searches stop at 1024 slots
+            c.update(sweep=(128,), n=128, reps=2, warm=128, ram_hi=1 << 10)
+        return c
     if interp in QEMU:
         # both paths against the firmware's own C heapq, on tuples and on packed ints; one
         # capacity (QEMU runs a few times slower than the unix port here)
         c.update(impls=["tq", "tqb", "hqt", "hqi"], caps=(256,), sweep_cap=256, sweep=(0, 128, 255),
                  n=2000, reps=5, warm=2000)
-        if interp == "qemu-armv6m":
+        if interp in ("qemu-armv7m-c", "qemu-rv32-c"):
+            # the C core (the default path there), the viper and bytecode classes, heapq
+            c.update(impls=["tq", "tqv", "tqb", "hqt", "hqi"])
+        if interp in ("qemu-armv6m", "qemu-armv6m-c"):
             # frozen armv6m viper code fails ticketq.viper's self-check on 1c3c201
             # (docs/armv6m-frozen-viper.md): the default path there is bytecode, and no
             # viper class is loaded to force
@@ -191,6 +207,96 @@ def host_plan(interp, c):
     ]
     steps += alloc_steps(c) + storage_steps(c) + time_steps(c) + long_steps(c)
     return steps
+
+
+# The emulated Pico's RAM phase, from a fresh heap (its own mpremote command, nothing
+# mounted): gc.mem_free() before and after `import ticketq` and after the frozen worker, then
+# the largest TicketQueue and the largest worker.Worker that build beside the worker (binary
+# search on the capacity, as most_tq on the micro:bit), the queue's then filled and drained.
+PICO_RAM = """import gc, sys
+def most(mk, lo, hi):
+    while hi - lo > 1:
+        m = (lo + hi) >> 1
+        o = None
+        gc.collect()
+        try:
+            o = mk(m)
+            lo = m
+        except MemoryError:
+            hi = m
+        o = None
+    gc.collect()
+    return lo
+def main():
+    gc.collect()
+    f0 = gc.mem_free()
+    import ticketq
+    gc.collect()
+    f1 = gc.mem_free()
+    try:
+        import worker
+    except ImportError:  # a firmware without the worker frozen
+        worker = None
+    gc.collect()
+    f2 = gc.mem_free()
+    blk = most(bytearray, 1, 1 << 20)
+    cq = most(ticketq.TicketQueue, 1, 1 << 24)
+    q = ticketq.TicketQueue(cq)
+    for j in range(cq):
+        q.push(j, j & 3)
+    full = len(q)
+    while q:
+        q.pop()
+    q = None
+    return (f0, f1, f2, cq, full, ticketq.PATH, ticketq.WHY, sys.implementation._machine, blk)
+print(repr(main()))
+"""
+# ... and the largest worker.Worker (the queue and its job table), from a fresh heap of its
+# own: after the search above had filled the heap, a Worker of every size down to 2 failed
+# with a MemoryError without message (measured once).
+PICO_WORKER = """import gc
+try:
+    import worker
+except ImportError:  # a firmware without the worker frozen
+    worker = None
+def most(mk, lo, hi):
+    while hi - lo > 1:
+        m = (lo + hi) >> 1
+        o = None
+        gc.collect()
+        try:
+            o = mk(m)
+            lo = m
+        except MemoryError:
+            hi = m
+        o = None
+    gc.collect()
+    return lo
+print(most(worker.Worker, 1, 1 << 24) if worker else None)
+"""
+
+
+def pico_plan(c):
+    """The emulated Pico's phases (ticketq_tools.bench.pico.run_pico): the RAM phase, then
+    the QEMU targets' steps (host_plan) with push and pop timed apart and bytes per pair
+    under heap_lock, over `mpremote mount`."""
+    steps = host_plan("pico", c)
+    cap, fill = c["tpo"]
+    n, k = c["n"], c["lk"]
+    for x in c["impls"]:
+        steps.append(X("S_%s=M.mk_%s(%d,%d)" % (x, x, cap, fill)))
+    for r in range(c["reps"] + 1):
+        order = c["impls"][r % len(c["impls"]):] + c["impls"][:r % len(c["impls"])]
+        for x in order:
+            steps.append(X("print(M.sec2(M.tpo_%s,S_%s,%d,%d))" % (x, x, n, fill + r * n), ("tpo", x, cap, fill, r)))
+    for x in c["impls"]:  # bytes per pair under heap_lock (a warm-up pass first)
+        steps += [X("M.p_%s(S_%s,%d,%d)" % (x, x, k, 1 << 20)),
+                  X("print(M.locked(M.p_%s,S_%s,%d,%d))" % (x, x, k, (1 << 20) + k), ("lk", x, k)),
+                  X("print(M.locked(M.p_none,S_%s,%d,0))" % (x, k), ("lk0", x, k))]
+    steps.append(X(";".join("S_%s=None" % x for x in c["impls"])))
+    hi = "1 << %d" % (c.get("ram_hi", 1 << 24).bit_length() - 1)
+    return [("exec", PICO_RAM.replace("1 << 24", hi), ("ram",)),
+            ("exec", PICO_WORKER.replace("1 << 24", hi), ("worker",)), ("steps", steps)]
 
 
 MICROBIT_HAS = ("utime", "gc", "ticketq")  # what tqbench.py imports that the micro:bit has

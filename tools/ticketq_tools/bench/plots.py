@@ -16,7 +16,7 @@ def plot(runs, path):
 
     shown = [i for i in ORDER if i in runs and "A" in runs[i]]
     fig, axes = plt.subplots(1, len(shown), figsize=(5.2 * len(shown), 4.2), squeeze=False)
-    styles = {"tq": ("C3", "o", 2.4), "tqb": ("C5", "o", 1.6), "hqt": ("C0", "s", 1.4), "hqi": ("C2", "^", 1.4),
+    styles = {"tq": ("C3", "o", 2.4), "tqb": ("C5", "o", 1.6), "tqv": ("C6", "o", 1.6), "hqt": ("C0", "s", 1.4), "hqi": ("C2", "^", 1.4),
               "pq": ("C7", "x", 1.2), "sl": ("C1", "d", 1.2), "ph": ("C4", "v", 1.4)}
     for ax, interp in zip(axes[0], shown):
         c, A = runs[interp]["c"], runs[interp]["A"]
