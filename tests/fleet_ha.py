@@ -170,7 +170,7 @@ class SentinelSet:
             for _ in range(self.n_replicas):
                 self.nodes.append(fleet_server.RedisServer(
                     exe=self.exe, extra=REPL + ["--replicaof", "127.0.0.1", str(p.port)]).start())
-            p.client().close()  # tools/fleetctl.py install, on the primary only
+            p.client().close()  # ticketq fleet install, on the primary only
             wait_for(lambda: synced(p.port, self.replica_ports(p.port)), "the replicas in sync")
             quorum = self.n_sentinels // 2 + 1
             for _ in range(self.n_sentinels):
@@ -311,7 +311,7 @@ def my_id(port):
 class ReplicatedCluster:
     # A Redis Cluster of n masters with a replica each (node timeout 1 s, so a replica takes
     # over a killed master in ~2-3 s), the slots split evenly, the ticketq library loaded by
-    # tools/fleetctl.py install given one node (it walks CLUSTER NODES itself).
+    # ticketq fleet install given one node (it walks CLUSTER NODES itself).
     def __init__(self, n=3, exe=None):
         self.exe = exe or fleet_server.server_exe()
         self.n = n

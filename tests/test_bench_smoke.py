@@ -220,7 +220,7 @@ def test_quick_benchmark_of_the_c_core_on_the_unix_port():
     from ticketq_tools import ccore, mpunix
 
     if mpunix.find()[0] is None:
-        skip("no MicroPython unix port here (tools/mpunix.py --where)")
+        skip("no MicroPython unix port here (ticketq mpunix --where)")
     if ccore.available("x86"):
         skip("no x86 compiler for the C core here: %s" % ccore.available("x86"))
     out = tempfile.mkdtemp()
@@ -333,7 +333,7 @@ def test_pico_section_is_computed_from_the_results():
            "push_pop_ns": {"tq/256/128": [40000.0, 48000.0], "hqi/256/128": [16000.0, 36000.0]},
            "heap_lock_bytes_per_pair": {"tq": [True, 0.0], "hqt": [False, 32.0]},
            "ticketq_ops": {"push": [0, 0], "pop": [0, 0]}, "ticketq_ops_bytecode": {},
-           "misc": {"'path'": "viper", "'fw'": '{"from": "tools/firmware rp2", "sha256_bin": "ab"}',
+           "misc": {"'path'": "viper", "'fw'": '{"from": "ticketq firmware rp2", "sha256_bin": "ab"}',
                     "'ram'": [240000, 237000, 236000, 29000, 29000, "viper", None, "Pico", 230000],
                     "'worker'": 11500}}
     md = "\n".join(bench.pico_section({"pico": run}))
@@ -359,7 +359,7 @@ def test_pico_section_is_computed_from_the_results():
 def test_quick_benchmark_on_the_emulated_pico(tmp_path=None):
     # tools/bench/run.py --quick --interp pico on ticketq's Pico firmware in rp2040js: it runs
     # and the Pico section has every row. Skips when no firmware is built (it builds nothing):
-    # tools/firmware rp2's cached build, or TICKETQ_PICO_FIRMWARE.
+    # ticketq firmware rp2's cached build, or TICKETQ_PICO_FIRMWARE.
     if IS_MICROPYTHON:
         skip("the benchmark driver runs on CPython")
     import os
@@ -373,7 +373,7 @@ def test_quick_benchmark_on_the_emulated_pico(tmp_path=None):
     why = pico.available()
     fw = pico.built_firmware()
     if why or not fw:
-        skip("no emulated Pico here: %s" % (why or "no Pico firmware built (tools/firmware rp2)"))
+        skip("no emulated Pico here: %s" % (why or "no Pico firmware built (ticketq firmware rp2)"))
     out = str(tmp_path) if tmp_path else tempfile.mkdtemp()
     env = dict(os.environ, TICKETQ_PICO_FIRMWARE=fw)
     p = subprocess.run([sys.executable, os.path.join(bench.HERE, "run.py"), "--quick", "--interp", "pico",

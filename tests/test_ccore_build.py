@@ -1,4 +1,4 @@
-# tools/firmware natmod (tools/ticketq_tools/ccore.py, docs/c-core.md): the C core's native
+# ticketq firmware natmod (tools/ticketq_tools/ccore.py, docs/c-core.md): the C core's native
 # .mpy per architecture, built from ../shared/mcu's tree, cached; the header of each names the
 # architecture it was asked for; an architecture without a compiler here is reported, and is a
 # failure when asked for by name. Host only (it drives make and the cross compilers).
@@ -14,8 +14,8 @@ def _ccore():
     sys.path.insert(0, os.path.join(_root(), "tools"))
     from ticketq_tools import ccore
 
-    if not os.path.isfile(ccore.mcu.TARBALL):
-        skip("no MicroPython source tarball (%s)" % ccore.mcu.TARBALL)
+    if not os.path.isfile(ccore.mpsource.TARBALL):
+        skip("no MicroPython source tarball (%s)" % ccore.mpsource.TARBALL)
     return ccore
 
 
@@ -43,7 +43,7 @@ def test_each_built_mpy_names_its_architecture_and_the_build_is_reproducible():
         built += 1
     if not built:
         skip("no cross compiler here (tools/setup installs them)")
-    p = subprocess.run([sys.executable, os.path.join(_root(), "tools", "firmware.py"), "natmod", "x86", "--verify"],
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "firmware", "natmod", "x86", "--verify"],
                        capture_output=True, text=True, timeout=600)
     if ccore.available("x86"):
         assert p.returncode == 1 and "SKIPPED x86" in p.stderr, p.stderr
@@ -58,7 +58,7 @@ def test_an_architecture_without_a_compiler_or_unknown_is_said():
     import subprocess
     import sys
 
-    tool = [sys.executable, os.path.join(_root(), "tools", "firmware.py"), "natmod"]
+    tool = [sys.executable, "-m", "ticketq_tools.cli", "firmware", "natmod"]
     p = subprocess.run(tool + ["sparc"], capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "unknown architecture sparc" in p.stderr, p.stderr
     if ccore.available("xtensawin"):

@@ -108,7 +108,7 @@ def test_the_c_core_agrees_with_the_reference_step_by_step():
     import sys
 
     # 40 streams on the unix port; 12 on an emulated board (QEMU), where the point is the ISA
-    # and a mounted run has a per-batch time limit (tools/mcu.py)
+    # and a mounted run has a per-batch time limit (ticketq mcu)
     n = 40 if sys.platform in ("linux", "darwin") else 12
     digests = set()
     for seed in range(1, n + 1):

@@ -36,7 +36,7 @@ def test_help_lists_every_command():
               if l.startswith("    ") and not l.startswith("     ")]
     names = [c[0] for c in cli.COMMANDS]
     assert listed == names and len(names) >= 15, (listed, names)
-    for must in ("run", "deploy", "devtest", "firmware", "emu", "mcu", "bench", "fleet", "gateway", "dashboard",
+    for must in ("run", "deploy", "devtest", "firmware", "emu", "pico", "mcu", "mpunix", "bench", "fleet", "gateway", "dashboard",
                  "typecheck", "stubdocs", "mutants", "islands", "lanes-demo"):
         assert must in names, must
 

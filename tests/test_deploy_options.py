@@ -231,7 +231,7 @@ def test_deploy_makes_the_package_folder_on_a_board_with_folders(tmp_path=None):
 
 
 def test_the_c_core_goes_on_only_for_the_boards_own_architecture(tmp_path=None):
-    # tools/deploy.py --c-core (docs/c-core.md): the native .mpy whose header names the board's
+    # ticketq deploy --c-core (docs/c-core.md): the native .mpy whose header names the board's
     # architecture and .mpy version (sys.implementation._mpy) goes on as _ticketq.mpy beside
     # the package, and ticketq then runs its C path there; any other is refused, saying which
     # to take, before anything is written. On the unix port as the board (x86).
@@ -245,7 +245,7 @@ def test_the_c_core_goes_on_only_for_the_boards_own_architecture(tmp_path=None):
 
     exe = mpunix.find()[0]
     if not exe:
-        skip("no MicroPython unix port here (tools/mpunix.py --where)")
+        skip("no MicroPython unix port here (ticketq mpunix --where)")
     if ccore.available("x86"):
         skip(ccore.available("x86"))
     mpy = int(subprocess.run([exe, "-c", "import sys; print(sys.implementation._mpy)"], capture_output=True,
@@ -258,7 +258,7 @@ def test_the_c_core_goes_on_only_for_the_boards_own_architecture(tmp_path=None):
     if arm:
         e = raises(deploy.DeployError, deploy.natmod_for, mpy, arm)
         assert "native code for armv6m, but the board's MicroPython reports x86" in str(e), e
-        assert "tools/firmware natmod x86" in str(e), e
+        assert "ticketq firmware natmod x86" in str(e), e
         e = raises(deploy.DeployError, deploy.natmod_for, (mpy & 0x3FF) | (4 << 10), x86)  # an armv6m board
         assert "native code for x86, but the board's MicroPython reports armv6m" in str(e), e
     e = raises(deploy.DeployError, deploy.natmod_for, (mpy & 0xFF) | (((mpy >> 8) & 3) ^ 1) << 8 | (1 << 10), x86)

@@ -7,7 +7,7 @@
 # calls meet MOVED, ASK and TRYAGAIN mid-migration. The same checks as the Sentinel test:
 # with durability on (num_replicas=1: each master's one replica) nothing acknowledged is
 # lost, no ticket held twice, none acked twice; off, what was lost is reported. And
-# tools/fleetctl.py install loads the library on every master by itself (replicas by
+# ticketq fleet install loads the library on every master by itself (replicas by
 # replication), on a master added later too.
 from support import IS_MICROPYTHON, skip
 
@@ -121,7 +121,7 @@ def test_fleetctl_install_loads_every_master_and_a_master_added_later():
                 fleet_ha.conn(p).execute_command("FUNCTION", "DELETE", "ticketq_1")
         one = redis.Redis(host="127.0.0.1", port=ports[1])
         fleet_ha.wait_for(lambda: len(fleet_server.fleetctl.missing(one)) == 6, "the library gone everywhere")
-        out = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "fleetctl.py"), "install", "--url",
+        out = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "fleet", "install", "--url",
                               "redis://127.0.0.1:%d/0" % ports[1]], capture_output=True, text=True, timeout=60)
         assert out.returncode == 0, out.stderr
         assert "every master of its cluster (3;" in out.stdout, out.stdout

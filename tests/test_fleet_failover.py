@@ -120,7 +120,7 @@ def test_sentinel_failovers_not_durable_measured():
 
 
 def test_gateway_and_board_client_follow_the_primary():
-    # tools/gateway.py --sentinel (redis-py's master_for) and the board client with its
+    # ticketq gateway --sentinel (redis-py's master_for) and the board client with its
     # sentinel list both reach the new primary after the primary is SIGKILLed: the gateway
     # runs every job (pushed through the board client, before and after the failover), each
     # acked; with durability on (the producer's pushes confirmed by both replicas) none is

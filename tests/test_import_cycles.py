@@ -97,6 +97,9 @@ def test_no_import_circle_in_the_library():
     assert "ticketq.keyed" in g and "ticketq.lanes" in g and len(g) >= 10, sorted(g)
     # what the check must see: lanes loads keyed (in a function), keyed stands on core only
     assert "ticketq.keyed" in g["ticketq.lanes"] and "ticketq.lanes" not in g["ticketq.keyed"], g
+    # the C core's picker and the Sentinel client are walked too: ticketq -> ccore -> viper, one way
+    assert "ticketq.ccore" in g["ticketq"] and "ticketq.viper" in g["ticketq.ccore"], g
+    assert "ticketq" not in g["ticketq.ccore"] and g["ticketq.sentinel"] == ["ticketq.resp"], g
     assert cycles(g) == [], cycles(g)
 
 
@@ -108,6 +111,13 @@ def test_no_import_circle_in_the_host_tools():
     # fleetctl loads fleetmetrics for `exporter` (in a function); fleetmetrics imports no tool
     assert "ticketq_tools.fleetmetrics" in g["ticketq_tools.fleetctl"], g["ticketq_tools.fleetctl"]
     assert "ticketq_tools.fleetctl" not in g["ticketq_tools.fleetmetrics"], g["ticketq_tools.fleetmetrics"]
+    # mcu loads ccore, unixport, rp2 and pico; they (and deploy, which loads ccore for
+    # --c-core) take the MicroPython tree and the cache from mpsource and the REPL probe from
+    # board, never from mcu (a circle of six before mpsource)
+    for m in ("ccore", "unixport", "rp2", "pico"):
+        assert "ticketq_tools." + m in g["ticketq_tools.mcu"], (m, g["ticketq_tools.mcu"])
+        assert "ticketq_tools.mcu" not in g["ticketq_tools." + m], (m, g["ticketq_tools." + m])
+    assert "ticketq_tools.mpsource" in g["ticketq_tools.ccore"] and g["ticketq_tools.mpsource"] == [], g
     assert cycles(g) == [], cycles(g)
 
 

@@ -23,8 +23,8 @@ FILES = [
     "firmware/workload.txt",
     "boards/rp2/board.py",
 ]
-# This profile is for stock MicroPython (tools/deploy.py rp2 puts FILES on as .mpy);
-# ticketq's own UF2 (tools/firmware rp2) has all of it frozen (boards/rp2-frozen), and that
+# This profile is for stock MicroPython (ticketq deploy rp2 puts FILES on as .mpy);
+# ticketq's own UF2 (ticketq firmware rp2) has all of it frozen (boards/rp2-frozen), and that
 # RP2040 firmware itself, not only its ISA, runs in rp2040js (the emulated Pico). Flashing a
 # UF2, finding the board with mpremote (USB 2e8a:0005), which route to take, what is proven
 # where: docs/boards.md, "The Raspberry Pi Pico".

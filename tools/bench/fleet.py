@@ -36,7 +36,7 @@ sum of MEMORY USAGE over the keys, per ticket or job.
 
 Durable writes (issue 34), apart from the table above:
 
-    .venv/bin/python tools/bench/fleet.py --durable  # ~1 min: docs/fleet-durable.{md,json}
+    ticketq bench-fleet --durable  # ~1 min: docs/fleet-durable.{md,json}
                                                      #   and BENCHMARKS.md's durable section
 
 one primary (appendonly yes, appendfsync always) and one replica (--replicaof, the same),

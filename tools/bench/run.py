@@ -5,7 +5,7 @@
                                                    # BENCHMARKS.md, docs/bench.png,
                                                    # docs/bench-memory.png and
                                                    # tools/bench/results.json
-    .venv/bin/python tools/bench/run.py --quick    # seconds-long smoke run into build/bench/
+    ticketq bench --quick    # seconds-long smoke run into build/bench/
     options: --interp cpython,vm,unix,unix-c,microbit,qemu-armv6m,qemu-armv7m,qemu-rv32,qemu-armv6m-c,qemu-armv7m-c,qemu-rv32-c
              --out DIR  --no-plot
 
@@ -24,17 +24,17 @@ one's printed output back":
             frozen with viper=True, tqbench.py and mp_worker.py over `mpremote mount`; both
             hot paths against the firmware's C heapq (the "Microcontroller ISAs" table)
   qemu-armv6m-c, qemu-armv7m-c, qemu-rv32-c
-            the same firmware with ticketq's C core compiled in (tools/mcu.py's frozen-c
+            the same firmware with ticketq's C core compiled in (ticketq mcu's frozen-c
             route): the C path (ticketq's default there) against the firmware's C heapq,
             and the viper and bytecode classes, in one run on the same firmware
-  microbit  an emulated BBC micro:bit v1 (tools/emu.py: QEMU + MicroPython 1.9.2) over
+  microbit  an emulated BBC micro:bit v1 (ticketq emu: QEMU + MicroPython 1.9.2) over
             mpremote; sources are uploaded stripped, and only what a phase needs
             (tools/bench/shake.py), because the board has ~9.6 KB of heap
 Every reported figure is a ratio to a baseline measured in the same run (heapq with tuples,
 or on the micro:bit a pure-Python heap of tuples), from medians of several runs with
 gc.collect() before each timed section; the plain loop's own time is subtracted.
 
---interp pico: ticketq's Raspberry Pi Pico firmware (tools/firmware rp2, or
+--interp pico: ticketq's Raspberry Pi Pico firmware (ticketq firmware rp2, or
 $TICKETQ_PICO_FIRMWARE) in rp2040js (tools/bench/pico_emu.mjs) over mpremote, as the QEMU
 targets, plus push and pop timed apart, bytes per pair under heap_lock, free RAM and the
 largest queue beside the frozen worker, in emulated RP2040 cycles (ticketq_tools/bench/pico.py);

@@ -406,3 +406,25 @@ def open_board(url, timeout=10.0, restart=None):
         return Board(url, timeout, restart)
     except (TransportError, serial.SerialException, OSError) as e:
         raise Unreachable("cannot reach a MicroPython REPL at %s: %s" % (url, e))
+
+
+def answers(url):
+    """True when a MicroPython REPL answers 1+1 over the serial link `url` (a pty of an
+    emulated board) within ~2 s, else False; never raises (mpremote's SerialTransport)."""
+    from mpremote.transport_serial import SerialTransport
+
+    try:
+        t = SerialTransport(url, baudrate=115200, timeout=1)
+    except Exception:
+        return False
+    try:
+        t.enter_raw_repl(soft_reset=False, timeout_overall=2)
+        return t.eval("1+1") == 2
+    except Exception:
+        return False
+    finally:
+        try:
+            t.exit_raw_repl()
+        except Exception:
+            pass
+        t.close()

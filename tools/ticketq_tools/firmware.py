@@ -3,13 +3,13 @@
 firmware-microbit-micropython, MicroPython 1.9.2 + the DAL) with the modules named in
 boards/microbit-frozen/board.py's FROZEN frozen into flash as 1.9.2 bytecode.
 
-    tools/firmware microbit            # build (or reuse the cached build); print the .hex path
-    tools/firmware microbit --force    # build again even if the cache has it
-    tools/firmware microbit --info     # the build's sizes: text, frozen modules, file system
-    tools/firmware microbit --verify   # build twice from scratch: the same sha256, or exit 1
-    tools/firmware natmod [ARCH ...]   # the C core as a native .mpy per architecture
+    ticketq firmware microbit            # build (or reuse the cached build); print the .hex path
+    ticketq firmware microbit --force    # build again even if the cache has it
+    ticketq firmware microbit --info     # the build's sizes: text, frozen modules, file system
+    ticketq firmware microbit --verify   # build twice from scratch: the same sha256, or exit 1
+    ticketq firmware natmod [ARCH ...]   # the C core as a native .mpy per architecture
                                        # (tools/ticketq_tools/ccore.py, docs/c-core.md)
-    tools/firmware unix                # the 32-bit unix port with the C core built in
+    ticketq firmware unix                # the 32-bit unix port with the C core built in
                                        # (tools/ticketq_tools/unixport.py)
 
 The .hex is what a user drags onto the MICROBIT drive (docs/microbit.md). Steps:
@@ -30,10 +30,10 @@ Same inputs, same bytes. The cache key is the sha256 of every input: the Debian 
 version, the 1.9.2 tarball, the frozen sources (as frozen: a profile's host-only constants
 are not), this script, SOURCE_DATE_EPOCH.
 
-The Raspberry Pi Pico (issue 32): `tools/firmware rp2` builds MicroPython 1.28.0's rp2
+The Raspberry Pi Pico (issue 32): `ticketq firmware rp2` builds MicroPython 1.28.0's rp2
 port for RPI_PICO from ../shared/rp2 with the library, the worker and its profile frozen
 (tools/ticketq_tools/rp2.py says how), and prints the .uf2's path (--info: the .uf2, .bin
-and .elf with sizes and hashes); `tools/firmware rp2350` the same for RPI_PICO2 (RP2350).
+and .elf with sizes and hashes); `ticketq firmware rp2350` the same for RPI_PICO2 (RP2350).
 Options there: --no-viper, --user-c-module FILE (a micropython.cmake, repeatable), --force,
 --verify, --out.
 
@@ -427,7 +427,7 @@ def main(argv=None):
 
 
 def main_rp2(args, log):
-    """tools/firmware rp2 | rp2350 (tools/ticketq_tools/rp2.py)."""
+    """ticketq firmware rp2 | rp2350 (tools/ticketq_tools/rp2.py)."""
     from ticketq_tools import rp2
 
     kw = dict(viper=not args.no_viper, user_c_modules=args.user_c_module, log=log)
@@ -437,15 +437,15 @@ def main_rp2(args, log):
             first = (info["sha256_uf2"], info["sha256_bin"])
             paths, info, cached = rp2.build(args.board, force=True, fresh=True, **kw)
             same = first == (info["sha256_uf2"], info["sha256_bin"])
-            print("tools/firmware: two builds from the same inputs (the second from an empty build folder): "
+            print("ticketq firmware: two builds from the same inputs (the second from an empty build folder): "
                   "firmware.uf2 sha256 %s and %s: %s" % (first[0], info["sha256_uf2"],
                                                          "the same bytes" if same else "DIFFERENT"), file=sys.stderr)
             if not same:
                 return 1
     except rp2.BuildError as e:
-        print("tools/firmware: %s" % e, file=sys.stderr)
+        print("ticketq firmware: %s" % e, file=sys.stderr)
         return e.code
-    print("tools/firmware: %s (%s %s; sha256 %s; text %d B, firmware.uf2 %d B)" % (
+    print("ticketq firmware: %s (%s %s; sha256 %s; text %d B, firmware.uf2 %d B)" % (
         "cached" if cached else "built in %.0f s" % info["build_seconds"], info["board"], info["key"],
         info["sha256_uf2"][:16], info["text"], info["uf2_bytes"]), file=sys.stderr)
     if args.out:

@@ -14,7 +14,7 @@ Targets (the emulated board, its ISA, the real boards whose code generation it p
     armv7m   QEMU mps2-an385, Cortex-M3: Thumb-2, like stm32 boards and RP2350 (Pico 2)
     rv32imc  QEMU virt, RV32IMC: like ESP32-C3 (esp32 profile on a C3); Xtensa is not proven
     pico     the Raspberry Pi Pico itself (issue 32): MicroPython 1.28.0's rp2 port for RPI_PICO,
-             ticketq's firmware (tools/firmware rp2), in rp2040js (an RP2040 simulator from npm,
+             ticketq's firmware (ticketq firmware rp2), in rp2040js (an RP2040 simulator from npm,
              cycle-counted), its USB CDC on a pty (tools/ticketq_tools/pico.py). Not in the
              default list (`test` and `mainjob` without --target run the QEMU ones): the pico
              stage of tools/test runs it alone, `--target pico`.
@@ -38,7 +38,7 @@ Install routes (how the library reaches the board):
                   of ticketq frozen (the frozen-nv one, mounted first on sys.path)
     mount         lib/'s modules as source over `mpremote mount`, compiled on the board
     natmod        the mpy route plus the C core's native .mpy for TARGET (_ticketq.mpy,
-                  tools/firmware natmod: tools/ticketq_tools/ccore.py): ticketq's C path
+                  ticketq firmware natmod: tools/ticketq_tools/ccore.py): ticketq's C path
 Paths: "viper" (ticketq's default where ticketq.viper imports) and "bytecode"
 (sys.modules["ticketq.viper"] = None first, as tests/mprun.py --bytecode); frozen-nv has the
 bytecode path only; natmod and frozen-c the C path ("c") only (frozen-c: ticketq's default
@@ -62,8 +62,6 @@ full list everywhere.
 """
 
 import argparse
-import contextlib
-import hashlib
 import json
 import os
 import re
@@ -81,20 +79,13 @@ TESTS = os.path.join(ROOT, "tests")
 LIB = os.path.join(ROOT, "lib")
 FIRMWARE = os.path.join(ROOT, "firmware")
 MANIFEST = os.path.join(ROOT, "manifest.py")
-SHARED = os.path.normpath(os.path.join(ROOT, "..", "shared", "mcu"))
-TARBALL = os.environ.get("TICKETQ_MCU_TARBALL") or os.path.join(SHARED, "micropython-1c3c201.tar.xz")
-CACHE = os.environ.get("TICKETQ_MCU_CACHE") or os.path.join(
-    os.path.expanduser("~"), ".cache", "ticketq", "mcu")
 RECIPE = "1"  # bump when the way a firmware is built changes (part of every key)
 sys.path.insert(0, HERE)
 from ticketq_tools import libnames  # noqa: E402  (lib/'s module names, read from manifest.py and the profiles)
-
-DEBIAN = ["gcc-arm-none-eabi", "libnewlib-arm-none-eabi", "qemu-system-arm", "qemu-system-misc",
-          "gcc-riscv64-unknown-elf", "picolibc-riscv64-unknown-elf"]
-
-
-class McuError(RuntimeError):
-    pass
+from ticketq_tools.mpsource import (  # noqa: E402,F401  (the 1c3c201 tree, the cache, make: shared with ccore, unixport)
+    CACHE, CDIR, CMAKE, CMOD_FILES, DEBIAN, SHARED, TARBALL, McuError, _file_sha, _locked, _make, _sha,
+    _tool_version, mpy_cross, say, source_tree, tarball_sha, user_c_modules)
+from ticketq_tools.board import answers as _answers  # noqa: E402  (shared with pico)
 
 
 def _rv32_libgcc():
@@ -149,7 +140,7 @@ TARGETS = {
 TARGETS["pico"] = dict(
     board="RPI_PICO", march="armv6m", emulator="rp2040js",
     isa="RP2040, Cortex-M0+, armv6m (Thumb-1), in rp2040js",
-    proves="the Raspberry Pi Pico: the rp2 port's own firmware, ticketq frozen as tools/firmware rp2 ships it",
+    proves="the Raspberry Pi Pico: the rp2 port's own firmware, ticketq frozen as ticketq firmware rp2 ships it",
     # a batch that has not ended after sim_limit emulated seconds is hung (the emulator
     # stops: the batch fails, or runs once more); the host timeout is only a backstop, as
     # a loaded machine slows rp2040js ten times and more (measured: 24 host s per emulated s
@@ -157,33 +148,11 @@ TARGETS["pico"] = dict(
     sim_limit=600, timeout=7200)
 QEMU_TARGETS = [t for t in TARGETS if "emulator" not in TARGETS[t]]
 ROUTES = ["frozen", "frozen-nv", "mpy", "mount", "natmod", "frozen-c"]
-CDIR = os.path.join(ROOT, "c")
 # The user C module's files (make ports): staged into the cache before each build
-CMOD_FILES = ("micropython.mk", "ticketq_core.c")
-CMAKE = os.path.join(CDIR, "micropython.cmake")  # the same for the rp2 port's CMake
 QEMU_COMMON = ["-nographic", "-monitor", "null", "-semihosting"]
 
 
-def say(line=""):
-    print(line, flush=True)
-
-
 # ---- building (cached)
-
-def _sha(*parts):
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(p if isinstance(p, bytes) else str(p).encode())
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-def _file_sha(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def frozen_sources(viper):
@@ -193,24 +162,6 @@ def frozen_sources(viper):
         return libnames.manifest_files(viper)
     except RuntimeError as e:
         raise McuError("%s: cannot key the build on its sources" % e)
-
-
-def _tool_version(exe):
-    try:
-        return subprocess.run([exe, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    except (OSError, IndexError):
-        raise McuError("%s not found: apt-get install -y %s" % (exe, " ".join(DEBIAN)))
-
-
-_tar_sha = {}
-
-
-def tarball_sha():
-    if TARBALL not in _tar_sha:
-        if not os.path.isfile(TARBALL):
-            raise McuError("no %s: the MicroPython sources come from ../shared/mcu beside the checkout, or $TICKETQ_MCU_TARBALL" % TARBALL)
-        _tar_sha[TARBALL] = _file_sha(TARBALL)
-    return _tar_sha[TARBALL]
 
 
 def flags_key(target, viper, cmod=False):
@@ -240,52 +191,6 @@ def fw_name(viper, cmod=False):
     return ("viper" if viper else "noviper") + ("-c" if cmod else "")
 
 
-@contextlib.contextmanager
-def _locked(name):
-    import fcntl
-
-    os.makedirs(CACHE, exist_ok=True)
-    with open(os.path.join(CACHE, name + ".lock"), "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
-def source_tree(log=say, patch=None):
-    """The unpacked tarball (once per tarball hash, and per patch: a list of (file, text,
-    replacement), applied once, each text found exactly once): its top folder."""
-    top = os.path.join(CACHE, "src-" + tarball_sha()[:16] + ("-" + _sha(repr(patch))[:8] if patch else ""))
-    tree = os.path.join(top, "micropython-1c3c201")
-    with _locked("src"):
-        if not os.path.isfile(os.path.join(top, ".unpacked")):
-            shutil.rmtree(top, ignore_errors=True)
-            os.makedirs(top)
-            log("unpacking %s%s" % (TARBALL, " (patched)" if patch else ""))
-            subprocess.run(["tar", "xJf", TARBALL, "-C", top], check=True)
-            for rel, old, new in patch or ():
-                path = os.path.join(tree, rel)
-                with open(path) as f:
-                    text = f.read()
-                if text.count(old) != 1:
-                    raise McuError("%s: %r found %d times, not once" % (rel, old, text.count(old)))
-                with open(path, "w") as f:
-                    f.write(text.replace(old, new))
-            open(os.path.join(top, ".unpacked"), "w").close()
-    return tree
-
-
-def _make(args, cwd, log):
-    cmd = ["make", "-j2"] + args
-    t0 = time.monotonic()
-    p = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if p.returncode:
-        log(p.stdout[-4000:])
-        raise McuError("make failed in %s: %s" % (cwd, " ".join(cmd)))
-    return time.monotonic() - t0
-
-
 def target_mpy_cross(target, log=say):
     """The mpy-cross whose .mpy a target's firmware loads: the Pico's is its 1.28.0 tree's."""
     if target == "pico":
@@ -304,24 +209,10 @@ def _rp2(fn, *args, **kw):
         raise McuError("pico firmware: %s" % e)
 
 
-def mpy_cross(log=say, tree=None):
-    """The mpy-cross built from the tarball's tree (cached per tarball), or from `tree` (a
-    patched one: its firmware build needs its own, built first, as make would build it with
-    the firmware's BUILD)."""
-    tree = tree or source_tree(log)
-    exe = os.path.join(tree, "mpy-cross", "build", "mpy-cross")
-    with _locked("mpy-cross"):
-        if not os.access(exe, os.X_OK):
-            log("building mpy-cross (%s)" % os.path.relpath(tree, CACHE))
-            secs = _make([], os.path.join(tree, "mpy-cross"), log)
-            log("built mpy-cross in %.0f s" % secs)
-    return exe
-
-
 def firmware(target, viper, log=say, cmod=False):
     """Path of firmware.elf for a target, with the manifest frozen (viper or not), and with
     cmod the C core compiled in (USER_C_MODULES: c/micropython.mk); built unless the cache
-    has it for this key. (pico: the firmware.bin of tools/firmware rp2, with cmod
+    has it for this key. (pico: the firmware.bin of ticketq firmware rp2, with cmod
     --user-c-module c/micropython.cmake.)"""
     if target == "pico":
         from ticketq_tools import rp2
@@ -362,18 +253,6 @@ def firmware(target, viper, log=say, cmod=False):
     return out
 
 
-def user_c_modules(build):
-    """USER_C_MODULES=DIR for make, DIR holding ticketq/ (c/micropython.mk, c/ticketq_core.c),
-    copied afresh from c/ for this build folder: the folder is shared by every checkout and
-    make goes by dates, so a copy dated now is always newer than the object of another
-    checkout's build (it is compiled again, and its qstrs collected again: seconds)."""
-    d = os.path.join(CACHE, "cmod", build)
-    os.makedirs(os.path.join(d, "ticketq"), exist_ok=True)
-    for name in CMOD_FILES:
-        shutil.copyfile(os.path.join(CDIR, name), os.path.join(d, "ticketq", name))
-    return "USER_C_MODULES=" + d
-
-
 def build_all(targets, log=say):
     t0 = time.monotonic()
     done = {}
@@ -382,7 +261,6 @@ def build_all(targets, log=say):
             done[(target, fw_name(viper, cmod))] = firmware(target, viper, log, cmod)
     mpy_cross(log)
     return done, time.monotonic() - t0
-
 
 
 # ---- running a firmware under QEMU, its UART on a pseudo-terminal for mpremote
@@ -406,26 +284,6 @@ def emulator(target, fw):
 
         return pico.Pico(fw, sim_limit=TARGETS[target]["sim_limit"])
     return Qemu(target, fw)
-
-
-def _answers(url):
-    from mpremote.transport_serial import SerialTransport
-
-    try:
-        t = SerialTransport(url, baudrate=115200, timeout=1)
-    except Exception:
-        return False
-    try:
-        t.enter_raw_repl(soft_reset=False, timeout_overall=2)
-        return t.eval("1+1") == 2
-    except Exception:
-        return False
-    finally:
-        try:
-            t.exit_raw_repl()
-        except Exception:
-            pass
-        t.close()
 
 
 class Qemu:
@@ -782,7 +640,7 @@ FULL_ROUTES = [("frozen", "viper"), ("frozen", "bytecode")]
 # took 25.8 s of emulated time, frozen, bytecode). Its shipped firmware (frozen, viper) runs CONFORM and
 # these, the modules a board's own code exercises (the micro:bit's device list, the worker,
 # aging, wraparound, the viper guard); every route and path runs CONFORM. The whole list on
-# the Pico: tools/mcu.py test --target pico --full (not in tools/test).
+# the Pico: ticketq mcu test --target pico --full (not in tools/test).
 PICO_MORE = ["test_boot", "test_queue_order", "test_queue_remove", "test_queue_raise", "test_queue_seq",
              "test_queue_renumber", "test_queue_sift", "test_queue_model_small", "test_queue_edges",
              "test_queue_wrap", "test_aging", "test_ticks", "test_ticks_clock", "test_deadline",
@@ -911,7 +769,7 @@ QEMU_NAMES = {"armv6m": "qemu-armv6m", "armv7m": "qemu-armv7m", "rv32imc": "qemu
 def job_lines(argv, timeout=600):
     """(exit status, the lines of `ticketq run ARGV` that are the job's: every line but
     the "== ..." ones, which name the target, heap and times)."""
-    p = subprocess.run([sys.executable, os.path.join(HERE, "run.py")] + argv, capture_output=True,
+    p = subprocess.run([sys.executable, "-m", "ticketq_tools.cli", "run"] + argv, capture_output=True,
                        text=True, timeout=timeout)
     lines = [l for l in p.stdout.splitlines() if not l.startswith("==")]
     return p.returncode, lines, p.stdout + p.stderr
@@ -961,7 +819,7 @@ def size_line(target, log=say):
         elfs = [_rp2(rp2.build, "rp2", True, user_c_modules=(CMAKE,) if c else (), log=log)[0]["elf"]
                 for c in (False, True)]
         gcc = "arm-none-eabi-gcc"
-    elif target == "unix":  # the 32-bit unix port of tools/firmware unix
+    elif target == "unix":  # the 32-bit unix port of ticketq firmware unix
         from ticketq_tools import unixport
 
         try:
@@ -999,7 +857,7 @@ def main(argv=None):
     s.add_argument("--target", action="append", choices=list(TARGETS))
     s = sub.add_parser("size", help="the code size the C core adds: each firmware (frozen, viper) without and with it")
     s.add_argument("--target", action="append", choices=list(TARGETS) + ["unix"],
-                   help="default: the QEMU targets; pico (tools/firmware rp2), unix (tools/firmware unix)")
+                   help="default: the QEMU targets; pico (ticketq firmware rp2), unix (ticketq firmware unix)")
     s = sub.add_parser("serve", help="one firmware under QEMU until Ctrl-C; prints its mpremote device")
     s.add_argument("target", choices=list(TARGETS))
     s.add_argument("--no-viper", action="store_true", help="the firmware frozen without viper=True")
@@ -1024,17 +882,17 @@ def main(argv=None):
         elif a.cmd == "test":
             if a.target == ["pico"]:
                 say("== the emulated Raspberry Pi Pico (rp2040js; MicroPython 1.28.0 rp2 port, ticketq's firmware: "
-                    "tools/firmware rp2): tools/mcu.py test --target pico")
+                    "ticketq firmware rp2): ticketq mcu test --target pico")
             else:
-                say("== microcontroller ISAs under QEMU (MicroPython 1c3c201 ports/qemu): tools/mcu.py test")
+                say("== microcontroller ISAs under QEMU (MicroPython 1c3c201 ports/qemu): ticketq mcu test")
             code, _ = stage(a.target or QEMU_TARGETS, a.route or ROUTES, a.paths or ["viper", "bytecode", "c"],
                             a.full, a.modules, a.jobs, a.verbose)
             return code
         elif a.cmd == "mainjob":
-            say("== the main job on each QEMU target against the VM's: tools/mcu.py mainjob")
+            say("== the main job on each QEMU target against the VM's: ticketq mcu mainjob")
             return 1 if main_job(a.target or QEMU_TARGETS) else 0
         elif a.cmd == "size":
-            say("== the code size of ticketq's C core built in (user C module _ticketq): tools/mcu.py size")
+            say("== the code size of ticketq's C core built in (user C module _ticketq): ticketq mcu size")
             for t in a.target or QEMU_TARGETS:
                 say(size_line(t))
         elif a.cmd == "serve":

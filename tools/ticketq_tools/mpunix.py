@@ -2,20 +2,20 @@
 """Run the library's test modules on the MicroPython unix port: the third interpreter of
 `./tools/test`, beside CPython and the WebAssembly VM.
 
-    ticketq mpunix                       # every tests/test_*.py
-    ticketq mpunix test_queue_order      # chosen modules
-    ticketq mpunix --where               # which interpreter it would use, and why
-    ticketq mpunix --bytecode ...        # ticketq's bytecode path forced (the
+    ticketq mpunix                                # every tests/test_*.py
+    ticketq mpunix test_queue_order               # chosen modules
+    ticketq mpunix --where                        # which interpreter it would use, and why
+    ticketq mpunix --bytecode ...                 # ticketq's bytecode path forced (the
                                                   # default there is the viper one)
-    python3 tools/mpunix.py --c ...               # ticketq's C path: the C core's x86 .mpy
-                                                  # (tools/firmware natmod x86) on MICROPYPATH;
+    ticketq mpunix --c ...                        # ticketq's C path: the C core's x86 .mpy
+                                                  # (ticketq firmware natmod x86) on MICROPYPATH;
                                                   # exit 2 if it cannot be built or does not load
-    python3 tools/mpunix.py --c-builtin ...       # ticketq's C path built in: the unix port
+    ticketq mpunix --c-builtin ...                # ticketq's C path built in: the unix port
                                                   # built from ../shared/mcu with the C core
-                                                  # compiled in (tools/firmware unix, cached)
+                                                  # compiled in (ticketq firmware unix, cached)
                                                   # instead of the shared binary; exit 2 if it
                                                   # cannot be built or ticketq takes another path
-    python3 tools/mpunix.py --serve [--home DIR]  # its REPL as a board for mpremote, at
+    ticketq mpunix --serve [--home DIR]           # its REPL as a board for mpremote, at
                                                   # socket://127.0.0.1:PORT (until Ctrl-C, or
                                                   # a soft reset ends it: use `resume`)
 
@@ -212,7 +212,7 @@ def main(argv=None):
     p.add_argument("--c", action="store_true",
                    help="ticketq's C path: build the C core's x86 .mpy (cached) and put it on MICROPYPATH")
     p.add_argument("--c-builtin", action="store_true",
-                   help="ticketq's C path on the unix port built with the C core compiled in (tools/firmware unix)")
+                   help="ticketq's C path on the unix port built with the C core compiled in (ticketq firmware unix)")
     p.add_argument("--serve", action="store_true",
                    help="serve the REPL as a stand-in board for mpremote at socket://127.0.0.1:PORT")
     p.add_argument("--home", default=".", help="with --serve: its HOME and working folder (default .)")
@@ -225,8 +225,8 @@ def main(argv=None):
             p.error("--c-builtin, --c and --bytecode: one path at a time")
         from ticketq_tools import unixport
         try:
-            exe, how = unixport.build(log=lambda s: print(s, flush=True)), "tools/firmware unix, the C core built in"
-        except (unixport.UnixError, unixport.mcu.McuError) as e:
+            exe, how = unixport.build(log=lambda s: print(s, flush=True)), "ticketq firmware unix, the C core built in"
+        except (unixport.UnixError, unixport.mpsource.McuError) as e:
             print("== MicroPython unix port: ERROR, no unix port with the C core built in: %s" % e, flush=True)
             return 2
     if exe is None:
@@ -244,7 +244,7 @@ def main(argv=None):
         from ticketq_tools import ccore
         try:
             a.path.append(os.path.dirname(ccore.build("x86", log=lambda s: print(s, flush=True))))
-        except (ccore.NatmodError, ccore.mcu.McuError) as e:
+        except (ccore.NatmodError, ccore.mpsource.McuError) as e:
             print("== MicroPython unix port: ERROR, no C core to test: %s" % e, flush=True)
             return 2
     # The path is asked of ticketq itself: a 64-bit port's default is bytecode, not viper.

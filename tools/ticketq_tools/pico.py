@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""The emulated Raspberry Pi Pico (issue 32): ticketq's RP2040 firmware (tools/firmware rp2)
+"""The emulated Raspberry Pi Pico (issue 32): ticketq's RP2040 firmware (ticketq firmware rp2)
 in rp2040js (npm, pinned in tools/pico/package-lock.json, installed by tools/setup), its USB
-CDC on a pseudo-terminal that `mpremote connect /dev/pts/N` (and tools/deploy.py, tools/run)
+CDC on a pseudo-terminal that `mpremote connect /dev/pts/N` (and ticketq deploy, tools/run)
 talk to as to a real Pico's /dev/ttyACM0.
 
-    tools/mcu.py serve pico [--no-viper]     # one emulated Pico until Ctrl-C; prints its pty
-    python3 tools/ticketq_tools/pico.py [--firmware firmware.bin] [--link PATH]   # the same
+    ticketq mcu serve pico [--no-viper]     # one emulated Pico until Ctrl-C; prints its pty
+    ticketq pico [--firmware firmware.bin] [--link PATH]   # the same
+    ticketq pico --deploy-check             # ticketq deploy rp2 over the emulated Pico, checked
 
 The bridge moves bytes and nothing else: the pty's to the emulator's stdin, its stdout to
 the pty (tools/pico/run.mjs: the USB CDC as raw bytes; from ../shared/rp2/emu). The REPL,
@@ -74,7 +75,7 @@ class Pico:
 
     def start(self, timeout=60.0, nice=False):
         from ticketq_tools import emu
-        from ticketq_tools.mcu import _answers
+        from ticketq_tools.board import answers as _answers
 
         check_setup()
         master, slave = pty.openpty()
@@ -87,7 +88,7 @@ class Pico:
             os.symlink(self.url, self.link)
 
         def child():
-            # not niced by default (QEMU is, tools/mcu.py): the board times its waits for the
+            # not niced by default (QEMU is, ticketq mcu): the board times its waits for the
             # host in simulated time, which a starved emulator slows down with it
             if nice:
                 os.nice(10)
@@ -106,7 +107,7 @@ class Pico:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and self.proc.poll() is None:
             # (mpremote prints what a failed try read, b'': as for QEMU, left alone; swapping
-            # sys.stdout here, which is process-wide, lost tools/mcu.py's output when two
+            # sys.stdout here, which is process-wide, lost ticketq mcu's output when two
             # Picos started at once in its threads)
             if any(l.startswith("[pico] usb") for l in self.log) and _answers(self.url):
                 return self
@@ -180,7 +181,7 @@ class Pico:
         self.stop()
 
 
-# What deploy_check runs on the Pico after tools/deploy.py: where ticketq, its viper module,
+# What deploy_check runs on the Pico after ticketq deploy: where ticketq, its viper module,
 # the profile and the worker came from (the deployed .mpy files in the board's folder, first
 # on sys.path, not the firmware's frozen .py), the path taken, and a push/pop.
 DEPLOYED = """import sys
@@ -196,15 +197,15 @@ print('DEPLOYED', ticketq.__file__, sys.modules['ticketq.viper'].__file__, ticke
 
 
 def deploy_check(log=print):
-    """tools/deploy works against the emulated Pico as against a real one: start it as a
-    user would (`tools/mcu.py serve pico`: the bridge on a pty, in its own process), run
-    `tools/deploy.py rp2 --connect PTY` (the rp2 profile: the library as .mpy built for
+    """ticketq deploy works against the emulated Pico as against a real one: start it as a
+    user would (`ticketq mcu serve pico`: the bridge on a pty, in its own process), run
+    `ticketq deploy rp2 --connect PTY` (the rp2 profile: the library as .mpy built for
     armv6m, the worker, board.py, each file read back and checked), then with mpremote:
     the deployed ticketq (its .mpy files, not the frozen ones) imports, takes its viper path and
     pops in order; a second deploy writes nothing (every file already the same). Returns
     0 when all of that holds, else 1, saying what failed."""
     py = sys.executable
-    serve = subprocess.Popen([py, os.path.join(HERE, "mcu.py"), "serve", "pico"], stdout=subprocess.PIPE,
+    serve = subprocess.Popen([py, "-m", "ticketq_tools.cli", "mcu", "serve", "pico"], stdout=subprocess.PIPE,
                              stderr=subprocess.STDOUT, text=True, start_new_session=True)
     bad = []
     try:
@@ -216,15 +217,15 @@ def deploy_check(log=print):
                 url = m.group(1)
                 break
         if not url:
-            log("FAIL tools/mcu.py serve pico gave no pty")
+            log("FAIL ticketq mcu serve pico gave no pty")
             return 1
         t0 = time.monotonic()
-        r = subprocess.run([py, os.path.join(HERE, "deploy.py"), "rp2", "--connect", url],
+        r = subprocess.run([py, "-m", "ticketq_tools.cli", "deploy", "rp2", "--connect", url],
                            capture_output=True, text=True, timeout=900)
-        log("  tools/deploy.py rp2 --connect %s: exit %d in %.1f s; %s" % (
+        log("  ticketq deploy rp2 --connect %s: exit %d in %.1f s; %s" % (
             url, r.returncode, time.monotonic() - t0, (r.stdout + r.stderr).strip().splitlines()[-1:]))
         if r.returncode:
-            bad.append("tools/deploy.py rp2 exit %d: %s" % (r.returncode, (r.stdout + r.stderr)[-1500:]))
+            bad.append("ticketq deploy rp2 exit %d: %s" % (r.returncode, (r.stdout + r.stderr)[-1500:]))
         r2 = subprocess.run([py, "-m", "mpremote", "connect", url, "exec", DEPLOYED],
                             capture_output=True, text=True, timeout=300)
         got = [l for l in r2.stdout.splitlines() if l.startswith("DEPLOYED ")]
@@ -233,7 +234,7 @@ def deploy_check(log=print):
         if not got or got[0] != want:
             bad.append("the deployed library: %r, not %r" % (got[0] if got else None, want))
         t0 = time.monotonic()
-        r3 = subprocess.run([py, os.path.join(HERE, "deploy.py"), "rp2", "--connect", url],
+        r3 = subprocess.run([py, "-m", "ticketq_tools.cli", "deploy", "rp2", "--connect", url],
                             capture_output=True, text=True, timeout=900)
         out3 = r3.stdout + r3.stderr
         log("  deployed again: exit %d in %.1f s; %s" % (r3.returncode, time.monotonic() - t0,
@@ -250,7 +251,7 @@ def deploy_check(log=print):
     for b in bad:
         log("FAIL " + b)
     if not bad:
-        log("tools/deploy.py rp2 over the emulated Pico's pty: deployed, verified, its .mpy files imported on the "
+        log("ticketq deploy rp2 over the emulated Pico's pty: deployed, verified, its .mpy files imported on the "
             "viper path, deployed again")
     return 1 if bad else 0
 
@@ -258,12 +259,12 @@ def deploy_check(log=print):
 def main(argv=None):
     import argparse
 
-    p = argparse.ArgumentParser(description="One emulated Raspberry Pi Pico (rp2040js) on a pty, until Ctrl-C.")
-    p.add_argument("--firmware", help="a firmware.bin (default: tools/firmware rp2's, built if needed)")
+    p = argparse.ArgumentParser(prog="ticketq pico", description="One emulated Raspberry Pi Pico (rp2040js) on a pty, until Ctrl-C.")
+    p.add_argument("--firmware", help="a firmware.bin (default: ticketq firmware rp2's, built if needed)")
     p.add_argument("--no-viper", action="store_true", help="the default firmware frozen without viper")
     p.add_argument("--link", help="also make this path a symlink to the pty")
     p.add_argument("--deploy-check", action="store_true",
-                   help="instead: tools/deploy.py rp2 against an emulated Pico (tools/mcu.py serve pico), checked")
+                   help="instead: ticketq deploy rp2 against an emulated Pico (ticketq mcu serve pico), checked")
     a = p.parse_args(argv)
     if a.deploy_check:
         return deploy_check()

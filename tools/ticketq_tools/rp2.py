@@ -3,12 +3,12 @@
 ../shared/rp2 with the library, the worker and the board profile frozen, cached; and the
 emulated Pico (rp2040js) that runs it, its USB CDC on a pseudo-terminal for mpremote.
 
-    tools/firmware rp2                  # build (or reuse the cached build); print the .uf2's path
-    tools/firmware rp2 --info           # the build's sizes, hashes and paths (.uf2, .bin, .elf) as JSON
-    tools/firmware rp2 --verify         # build twice from scratch: the same sha256, or exit 1
-    tools/firmware rp2 --no-viper       # ticketq frozen without its viper module (bytecode only)
-    tools/firmware rp2 --user-c-module path/to/micropython.cmake   # a user C module compiled in
-    tools/firmware rp2350               # RPI_PICO2 (RP2350, Cortex-M33): builds, cannot be emulated here
+    ticketq firmware rp2                  # build (or reuse the cached build); print the .uf2's path
+    ticketq firmware rp2 --info           # the build's sizes, hashes and paths (.uf2, .bin, .elf) as JSON
+    ticketq firmware rp2 --verify         # build twice from scratch: the same sha256, or exit 1
+    ticketq firmware rp2 --no-viper       # ticketq frozen without its viper module (bytecode only)
+    ticketq firmware rp2 --user-c-module path/to/micropython.cmake   # a user C module compiled in
+    ticketq firmware rp2350               # RPI_PICO2 (RP2350, Cortex-M33): builds, cannot be emulated here
 
 From Python: `rp2.build("rp2")` -> (paths {"uf2", "bin", "elf"}, info dict, cached?).
 
@@ -23,7 +23,7 @@ Cortex-M33, armv7emsp for frozen native code). The recipe is ../shared/rp2/READM
 2. a frozen manifest: the port's own (boards/manifest.py: onewire, ds18x20, dht, neopixel),
    ticketq's manifest.py (viper=True unless --no-viper), and the profile's FROZEN files
    (boards/rp2-frozen/board.py: firmware/worker.py, shell.py, workload.py by base name,
-   the profile itself as `board`, without its host-only constants as tools/deploy.py puts
+   the profile itself as `board`, without its host-only constants as ticketq deploy puts
    it on a board). They are copied into a staging folder inside the tree first, so the
    build does not depend on where the checkout is;
 3. `make -C ports/rp2 BOARD=... BUILD=... -j2 CMAKE_ARGS="-DMICROPY_BOARD=... -Dpicotool_DIR=...
@@ -168,7 +168,7 @@ def source_tree(log=say):
         os.makedirs(top)
         blog = os.path.join(top, "setup.log")
         t0 = time.monotonic()
-        log("tools/firmware rp2: unpacking %s into %s (log %s)" % (SHARED, top, blog))
+        log("ticketq firmware rp2: unpacking %s into %s (log %s)" % (SHARED, top, blog))
         for tar in tarballs():
             _run(["tar", "-xJf", tar, "-C", top], blog)
         mp = os.path.join(top, MPY_DIR)
@@ -181,16 +181,16 @@ def source_tree(log=say):
                     newest = max(newest, int(os.lstat(os.path.join(d, fn)).st_mtime))
         with open(os.path.join(top, "epoch"), "w") as f:
             f.write("%d\n" % newest)
-        log("tools/firmware rp2: %5.1f s  building picotool (no libusb)" % (time.monotonic() - t0))
+        log("ticketq firmware rp2: %5.1f s  building picotool (no libusb)" % (time.monotonic() - t0))
         pbuild = os.path.join(top, PICOTOOL_DIR, "build")
         os.makedirs(pbuild)
         _run(["cmake", "..", "-DPICO_SDK_PATH=" + os.path.join(mp, "lib", "pico-sdk"),
               "-DCMAKE_INSTALL_PREFIX=" + os.path.join(top, "picotool-inst"), "-DPICOTOOL_NO_LIBUSB=1"],
              blog, cwd=pbuild)
         _run(["make", "-j2", "install"], blog, cwd=pbuild)
-        log("tools/firmware rp2: %5.1f s  building mpy-cross" % (time.monotonic() - t0))
+        log("ticketq firmware rp2: %5.1f s  building mpy-cross" % (time.monotonic() - t0))
         _run(["make", "-j2"], blog, cwd=os.path.join(mp, "mpy-cross"))
-        log("tools/firmware rp2: %5.1f s  sources ready" % (time.monotonic() - t0))
+        log("ticketq firmware rp2: %5.1f s  sources ready" % (time.monotonic() - t0))
         open(done, "w").close()
     return top
 
@@ -296,7 +296,7 @@ def _stage(stage, viper):
         lines.append('module("%s", base_path="%s")' % (name, os.path.join(stage, "extra")))
     man = os.path.join(stage, "frozen-manifest.py")
     with open(man, "w") as f:
-        f.write("# tools/firmware rp2 (tools/ticketq_tools/rp2.py): the frozen manifest\n" + "\n".join(lines) + "\n")
+        f.write("# ticketq firmware rp2 (tools/ticketq_tools/rp2.py): the frozen manifest\n" + "\n".join(lines) + "\n")
     return man
 
 
@@ -359,7 +359,7 @@ def build(target="rp2", viper=True, force=False, user_c_modules=(), fresh=False,
         os.makedirs(os.path.join(CACHE, "fw"), exist_ok=True)
         blog = out + ".log"
         open(blog, "w").close()
-        log("tools/firmware %s: building %s (%s) with ticketq frozen%s (log %s)" % (
+        log("ticketq firmware %s: building %s (%s) with ticketq frozen%s (log %s)" % (
             target, t["board"], "viper" if viper else "no viper",
             ", user C modules: " + ", ".join(user_c_modules) if user_c_modules else "", blog))
         env = dict(os.environ, SOURCE_DATE_EPOCH=str(stamp), LC_ALL="C.UTF-8", TZ="UTC", PYTHONHASHSEED="0")
@@ -385,6 +385,6 @@ def build(target="rp2", viper=True, force=False, user_c_modules=(), fresh=False,
             json.dump(info, f, indent=1, sort_keys=True)
         shutil.rmtree(out, ignore_errors=True)
         os.replace(tmp, out)
-        log("tools/firmware %s: built in %.0f s: text %d B, firmware.uf2 %d B" % (
+        log("ticketq firmware %s: built in %.0f s: text %d B, firmware.uf2 %d B" % (
             target, info["build_seconds"], info["text"], info["uf2_bytes"]))
     return paths, info, False

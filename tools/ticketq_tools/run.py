@@ -8,7 +8,7 @@ worker's log lines) and a summary. `tools/run` sets up first (tools/setup), then
                                                #   ticketq's firmware (ticketq firmware microbit,
                                                #   built first if the cache lacks it)
     tools/run --emulate pico                   # the Raspberry Pi Pico in rp2040js on ticketq's
-                                               #   firmware (tools/firmware rp2, built first if
+                                               #   firmware (ticketq firmware rp2, built first if
                                                #   the cache lacks it); fails if the heartbeat
                                                #   LED (GPIO 25) never toggles
     tools/run --emulate qemu-armv7m            # MicroPython's QEMU firmware, ticketq frozen:
@@ -626,7 +626,7 @@ def run_qemu(args, path):
 # ---- the emulated Raspberry Pi Pico (rp2040js): ticketq's own RP2040 firmware
 
 def run_pico(args, path):
-    """The main job on the emulated Pico: tools/firmware rp2's firmware (built if the cache
+    """The main job on the emulated Pico: ticketq firmware rp2's firmware (built if the cache
     lacks it) in rp2040js, its USB CDC on a pty (tools/ticketq_tools/pico.py), then as on a
     real Pico over mpremote: deploy the profile (rp2-frozen: nothing to put on, all is
     frozen), prepare, play, summary. The heartbeat LED (GPIO 25) must have toggled if any
@@ -642,7 +642,7 @@ def run_pico(args, path):
     except pico.PicoError as e:
         raise Stop(str(e), SETUP)
     try:
-        say("== the emulated Raspberry Pi Pico (rp2040js, %s): ticketq's firmware %s (tools/firmware rp2, %s, "
+        say("== the emulated Raspberry Pi Pico (rp2040js, %s): ticketq's firmware %s (ticketq firmware rp2, %s, "
             "text %d B)" % (info["chip"], info["key"], info["board"], info["text"]))
         w = run_board(args, p.url, path, args.board or "rp2-frozen")
     finally:
@@ -836,8 +836,8 @@ def main(argv=None):
                    help="a board: mpremote connect string (/dev/ttyACM0, a0, u0, auto, socket://host:port)")
     g.add_argument("--emulate", choices=["microbit", "pico"] + sorted(QEMU_BOARDS),
                    help="an emulated board, started and stopped here: microbit (the BBC micro:bit v1 in QEMU: see --firmware), "
-                        "pico (the Raspberry Pi Pico in rp2040js, ticketq's firmware: tools/firmware rp2), or "
-                        "MicroPython's QEMU firmware with ticketq frozen (tools/mcu.py builds it): qemu-armv6m "
+                        "pico (the Raspberry Pi Pico in rp2040js, ticketq's firmware: ticketq firmware rp2), or "
+                        "MicroPython's QEMU firmware with ticketq frozen (ticketq mcu builds it): qemu-armv6m "
                         "(RP2040's ISA), qemu-armv7m (RP2350, stm32), qemu-rv32 (ESP32-C3)")
     p.add_argument("--firmware", choices=firmware.FIRMWARES, default="ticketq",
                    help="with --emulate microbit: ticketq's own firmware, the library and worker frozen "

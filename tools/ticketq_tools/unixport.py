@@ -4,10 +4,10 @@ the 1c3c201 tree (../shared/mcu, the same commit as ../shared/micropython/microp
 c/ticketq_core.c compiled in as the user C module _ticketq (c/micropython.mk), so that
 `import ticketq` there takes the C path from the firmware, not from a .mpy.
 
-    tools/firmware unix              # build (or reuse the cached build); print the binary's path
-    tools/firmware unix --no-c       # the same port without the C core (for sizes, benchmarks)
-    tools/firmware unix --verify     # build twice (the second from an empty build folder): same bytes
-    tools/mpunix.py --c-builtin ...  # the test modules on it (tools/test's unix-cbuiltin stage)
+    ticketq firmware unix              # build (or reuse the cached build); print the binary's path
+    ticketq firmware unix --no-c       # the same port without the C core (for sizes, benchmarks)
+    ticketq firmware unix --verify     # build twice (the second from an empty build folder): same bytes
+    ticketq mpunix --c-builtin ...  # the test modules on it (tools/test's unix-cbuiltin stage)
 
 How (../shared/micropython/README.md's recipe, offline): `make -C ports/unix VARIANT=standard
 CROSS_COMPILE=i686-linux-gnu- LDFLAGS_EXTRA=-static` (Debian's gcc-i686-linux-gnu and
@@ -19,7 +19,7 @@ so). The frozen manifest is extmod/asyncio alone, as the shared binary's (the st
 variant's own needs micropython-lib, a stub in the tarball). STRIP= keeps the symbols (for
 `size`); the binary is not stripped.
 
-Cached like tools/mcu.py's firmware ($TICKETQ_MCU_CACHE, default ~/.cache/ticketq/mcu):
+Cached like ticketq mcu's firmware ($TICKETQ_MCU_CACHE, default ~/.cache/ticketq/mcu):
 unix/micropython-{c,noc}-KEY, KEY a SHA-256 of the tarball, the flags, the compiler's version
 and (with the C core) c/micropython.mk and c/ticketq_core.c. The build folder is shared by
 every checkout; the C core's files are copied into it afresh before each build (make goes by
@@ -35,7 +35,7 @@ import time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/
 sys.path.insert(0, HERE)
-from ticketq_tools import mcu  # noqa: E402  (the tarball, its unpacked tree, the cache, the C module's staging)
+from ticketq_tools import mpsource  # noqa: E402  (the tarball, its unpacked tree, the cache, the C module's staging)
 
 RECIPE = "1"  # bump when the way the port is built changes
 CC = "i686-linux-gnu-gcc"
@@ -49,44 +49,44 @@ class UnixError(RuntimeError):
 
 
 def key(cmod):
-    parts = [RECIPE, mcu.tarball_sha(), " ".join(FLAGS), mcu._tool_version(CC), cmod]
-    for name in mcu.CMOD_FILES if cmod else ():
-        parts += [name, mcu._file_sha(os.path.join(mcu.CDIR, name))]
-    return mcu._sha(*parts)[:16]
+    parts = [RECIPE, mpsource.tarball_sha(), " ".join(FLAGS), mpsource._tool_version(CC), cmod]
+    for name in mpsource.CMOD_FILES if cmod else ():
+        parts += [name, mpsource._file_sha(os.path.join(mpsource.CDIR, name))]
+    return mpsource._sha(*parts)[:16]
 
 
-def build(cmod=True, force=False, fresh=False, log=mcu.say):
+def build(cmod=True, force=False, fresh=False, log=mpsource.say):
     """Path of the unix port's binary (with the C core compiled in unless cmod is False),
     built unless the cache has it. fresh: from an empty build folder."""
     if not shutil.which(CC):
         raise UnixError("%s not found: apt-get install gcc-i686-linux-gnu libc6-dev-i386-cross (tools/setup)" % CC)
     k = key(cmod)
-    out = os.path.join(mcu.CACHE, "unix", "micropython-%s-%s" % ("c" if cmod else "noc", k))
+    out = os.path.join(mpsource.CACHE, "unix", "micropython-%s-%s" % ("c" if cmod else "noc", k))
     if os.path.isfile(out) and not force:
         return out
-    tree = mcu.source_tree(log)
-    mcu.mpy_cross(log, tree)  # the frozen asyncio is compiled with it
-    with mcu._locked("build-unix"):
+    tree = mpsource.source_tree(log)
+    mpsource.mpy_cross(log, tree)  # the frozen asyncio is compiled with it
+    with mpsource._locked("build-unix"):
         if os.path.isfile(out) and not force:
             return out
         os.makedirs(os.path.dirname(out), exist_ok=True)
-        man = os.path.join(mcu.CACHE, "unix", "manifest.py")
+        man = os.path.join(mpsource.CACHE, "unix", "manifest.py")
         with open(man, "w") as f:
             f.write('include("$(MPY_DIR)/extmod/asyncio")\n')
-        build_dir = "build-ticketq-%s-%s" % ("c" if cmod else "noc", mcu._sha(RECIPE, " ".join(FLAGS), cmod)[:12])
+        build_dir = "build-ticketq-%s-%s" % ("c" if cmod else "noc", mpsource._sha(RECIPE, " ".join(FLAGS), cmod)[:12])
         port = os.path.join(tree, "ports", "unix")
         if fresh:
             shutil.rmtree(os.path.join(port, build_dir), ignore_errors=True)
         args = FLAGS + ["BUILD=" + build_dir, "FROZEN_MANIFEST=" + man]
         if cmod:
-            args.append(mcu.user_c_modules("unix-" + build_dir))
-        log("building the unix port (x86, 32-bit%s) -> %s" % (", C core" if cmod else "", os.path.relpath(out, mcu.CACHE)))
+            args.append(mpsource.user_c_modules("unix-" + build_dir))
+        log("building the unix port (x86, 32-bit%s) -> %s" % (", C core" if cmod else "", os.path.relpath(out, mpsource.CACHE)))
         # the build date in mpversion.h: the tree's own (tar keeps the dates), so that the
         # same inputs give the same bytes
         os.environ.setdefault("SOURCE_DATE_EPOCH", str(int(os.path.getmtime(os.path.join(tree, "py", "mpconfig.h")))))
         try:
-            secs = mcu._make(args, port, log)
-        except mcu.McuError as e:
+            secs = mpsource._make(args, port, log)
+        except mpsource.McuError as e:
             raise UnixError(str(e))
         shutil.copyfile(os.path.join(port, build_dir, "micropython"), out + ".tmp")
         os.chmod(out + ".tmp", 0o755)
@@ -96,7 +96,7 @@ def build(cmod=True, force=False, fresh=False, log=mcu.say):
 
 
 def main(argv=None):
-    p = argparse.ArgumentParser(prog="tools/firmware unix", description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(prog="ticketq firmware unix", description=__doc__.split("\n")[0])
     p.add_argument("--no-c", action="store_true", help="without the C core")
     p.add_argument("--force", action="store_true", help="build even if the cache has it")
     p.add_argument("--verify", action="store_true", help="build again from an empty build folder: the same bytes, or exit 1")
@@ -114,8 +114,8 @@ def main(argv=None):
             log("two builds: sha256 %s and %s: %s" % (first[:16], again[:16], "the same bytes" if first == again else "DIFFERENT"))
             if first != again:
                 return 1
-    except (UnixError, mcu.McuError) as e:
-        print("tools/firmware unix: %s" % e, file=sys.stderr)
+    except (UnixError, mpsource.McuError) as e:
+        print("ticketq firmware unix: %s" % e, file=sys.stderr)
         return 1
     log("(%.0f s)" % (time.monotonic() - t0))
     print(path)

@@ -35,7 +35,7 @@ TITLES.update({
     "qemu-armv7m": "Cortex-M3 (armv7m, RP2350/stm32's ISA) under QEMU",
     "qemu-rv32": "RISC-V rv32imc (ESP32-C3's ISA) under QEMU",
 })
-# The same firmware with ticketq's C core compiled in (tools/mcu.py's frozen-c route, the user
+# The same firmware with ticketq's C core compiled in (ticketq mcu's frozen-c route, the user
 # C module _ticketq): ticketq's default is then the C path, beside the firmware's C heapq
 QEMU_C = {"qemu-armv6m-c": "armv6m", "qemu-armv7m-c": "armv7m", "qemu-rv32-c": "rv32imc"}
 QEMU.update(QEMU_C)
@@ -51,7 +51,7 @@ def fills(cap):
     return (0, cap // 2, cap - 1)
 
 
-# ticketq's Raspberry Pi Pico firmware (tools/firmware rp2) in rp2040js, timed in emulated
+# ticketq's Raspberry Pi Pico firmware (ticketq firmware rp2) in rp2040js, timed in emulated
 # RP2040 cycles (ticketq_tools.bench.pico): the last target
 TITLES["pico"] = "Raspberry Pi Pico (RP2040) in rp2040js"
 ORDER += ("pico",)

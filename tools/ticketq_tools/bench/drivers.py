@@ -67,7 +67,7 @@ def batch(cmd, steps, timeout, **kw):
 
 def run_unix(steps, timeout, natmod=False):
     """Run the "x" steps on the MicroPython unix port in one batch; [(step, ok, text)].
-    natmod: with the C core's x86 .mpy on the path (tools/firmware natmod x86, cached)."""
+    natmod: with the C core's x86 .mpy on the path (ticketq firmware natmod x86, cached)."""
     from ticketq_tools import mpunix
 
     exe, how = mpunix.find()
@@ -78,7 +78,7 @@ def run_unix(steps, timeout, natmod=False):
         from ticketq_tools import ccore
         try:
             extra = [os.path.dirname(ccore.build("x86", log=lambda m: print("   " + m, file=sys.stderr, flush=True)))]
-        except (ccore.NatmodError, ccore.mcu.McuError) as e:
+        except (ccore.NatmodError, ccore.mpsource.McuError) as e:
             raise RunError("no C core: %s" % e)
     env = dict(os.environ, MICROPYPATH=":".join([".frozen", os.path.join(ROOT, "lib"), HERE] + extra))
     p = batch([exe, os.path.join(HERE, "mp_worker.py")], steps, timeout, cwd=ROOT, env=env)

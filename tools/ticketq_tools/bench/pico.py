@@ -1,9 +1,9 @@
 """The benchmark on the emulated Raspberry Pi Pico (issue 32): ticketq's RP2040 firmware in
-rp2040js, driven by mpremote over a pseudo-terminal, as tools/mcu.py drives the QEMU targets.
+rp2040js, driven by mpremote over a pseudo-terminal, as ticketq mcu drives the QEMU targets.
 
 What it needs, each found at run time (none of it is in the repository):
   firmware  $TICKETQ_PICO_FIRMWARE (a firmware.bin, or a folder holding one), else
-            `tools/firmware rp2`'s build (ticketq_tools.rp2.build, cached; built if needed)
+            `ticketq firmware rp2`'s build (ticketq_tools.rp2.build, cached; built if needed)
   rp2040js  $TICKETQ_RP2040JS (the package folder), else tools/pico/node_modules/rp2040js
             (tools/setup installs it)
   bootrom   $TICKETQ_RP2_BOOTROM, else ../shared/rp2/emu/bootrom.mjs beside the checkout
@@ -40,30 +40,30 @@ class PicoError(RuntimeError):
 
 
 def firmware(log=None):
-    """(path of firmware.bin, what it is): $TICKETQ_PICO_FIRMWARE, else tools/firmware rp2's."""
+    """(path of firmware.bin, what it is): $TICKETQ_PICO_FIRMWARE, else ticketq firmware rp2's."""
     env = os.environ.get("TICKETQ_PICO_FIRMWARE")
     if env:
         path = os.path.join(env, "firmware.bin") if os.path.isdir(env) else env
         if not os.path.isfile(path):
             raise PicoError("TICKETQ_PICO_FIRMWARE=%s: no firmware.bin there" % env)
         info = {}
-        beside = os.path.join(os.path.dirname(path), "info.json")  # a tools/firmware rp2 build's
+        beside = os.path.join(os.path.dirname(path), "info.json")  # a ticketq firmware rp2 build's
         if os.path.isfile(beside):
             with open(beside) as f:
                 info = json.load(f)
-        info.update({"from": "$TICKETQ_PICO_FIRMWARE" + (" (a tools/firmware rp2 build)" if info else ""),
+        info.update({"from": "$TICKETQ_PICO_FIRMWARE" + (" (a ticketq firmware rp2 build)" if info else ""),
                      "sha256_bin": _sha(path)})
         return path, info
     try:
         from ticketq_tools import rp2
     except ImportError:
         raise PicoError("no Pico firmware: set TICKETQ_PICO_FIRMWARE to a firmware.bin built as "
-                        "../shared/rp2/README.md says (this checkout has no tools/firmware rp2)")
+                        "../shared/rp2/README.md says (this checkout has no ticketq firmware rp2)")
     try:
         paths, info, cached = rp2.build("rp2", viper=True, log=log or (lambda m: None))
     except rp2.BuildError as e:
-        raise PicoError("tools/firmware rp2: %s" % e)
-    info = dict(info, **{"from": "tools/firmware rp2" + (" (cached)" if cached else "")})
+        raise PicoError("ticketq firmware rp2: %s" % e)
+    info = dict(info, **{"from": "ticketq firmware rp2" + (" (cached)" if cached else "")})
     return paths["bin"], info
 
 
@@ -94,7 +94,7 @@ def bootrom():
 
 def built_firmware():
     """The firmware.bin to run, without building anything: $TICKETQ_PICO_FIRMWARE, else
-    tools/firmware rp2's build when it is in its cache; None when there is none."""
+    ticketq firmware rp2's build when it is in its cache; None when there is none."""
     env = os.environ.get("TICKETQ_PICO_FIRMWARE")
     if env:
         path = os.path.join(env, "firmware.bin") if os.path.isdir(env) else env
@@ -106,7 +106,7 @@ def built_firmware():
             return None  # the sources are not even unpacked: nothing built
         key = rp2.firmware_key("rp2", True, (), rp2.epoch())
         path = os.path.join(rp2.out_dir("rp2", True, key), "firmware.bin")
-    except Exception:  # no tools/firmware rp2 here, or one whose cache is laid out otherwise
+    except Exception:  # no ticketq firmware rp2 here, or one whose cache is laid out otherwise
         return None
     return path if os.path.isfile(path) else None
 
@@ -122,7 +122,7 @@ def available():
             try:
                 from ticketq_tools import rp2  # noqa: F401
             except ImportError:
-                return "no Pico firmware (TICKETQ_PICO_FIRMWARE unset, no tools/firmware rp2)"
+                return "no Pico firmware (TICKETQ_PICO_FIRMWARE unset, no ticketq firmware rp2)"
     except PicoError as e:
         return str(e)
     return None
@@ -149,7 +149,7 @@ class Emulator:
         self.url = os.ttyname(slave)
 
         def child():
-            # below mpremote, which must answer a mount's requests in time (as tools/mcu.py's
+            # below mpremote, which must answer a mount's requests in time (as ticketq mcu's
             # QEMU); idle board time passes at host speed here (pico_emu.mjs), busy time as fast
             # as the host runs it: niceness changes how long a run takes, not its figures
             os.nice(5)

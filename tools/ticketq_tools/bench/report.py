@@ -301,7 +301,7 @@ def pico_section(raw):
     L = head + [
         "ticketq's Raspberry Pi Pico firmware (MicroPython %s, rp2 port, `RPI_PICO`; %s; `firmware.bin` sha256 "
         "`%s`) in rp2040js 1.4.1, driven over its emulated USB CDC by mpremote "
-        "(`tools/bench/run.py --splice --interp pico`, `ticketq_tools/bench/pico.py`). One run, one firmware: "
+        "(`ticketq bench --splice --interp pico`, `ticketq_tools/bench/pico.py`). One run, one firmware: "
         "ticketq on its default path (`ticketq.PATH` `%s`) and with the bytecode class forced (`BytecodeQueue`), "
         "against the same firmware's C `heapq` on (class, seq, id) tuples and on packed ints, %d queued of %d. "
         "Medians of %d sections of %d pairs (or pushes and pops) after a warm-up, the empty loop's time "
