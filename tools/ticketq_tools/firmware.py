@@ -381,7 +381,10 @@ def main(argv=None):
         from ticketq_tools import unixport
         return unixport.main(argv[1:])
     p = argparse.ArgumentParser(prog="ticketq firmware", description=__doc__.split("\n")[0],
-                                epilog="The .hex goes onto the MICROBIT drive: docs/microbit.md.")
+                                epilog="The .hex goes onto the MICROBIT drive: docs/microbit.md. Also: "
+                                       "`ticketq firmware natmod [ARCH ...]` (the C core as a native .mpy) and "
+                                       "`ticketq firmware unix` (the unix port with the C core built in), each "
+                                       "with its own --help (docs/c-core.md).")
     p.add_argument("board", choices=["microbit", "rp2", "rp2350"],
                    help="the board: microbit (the BBC micro:bit v1), rp2 (Raspberry Pi Pico, RP2040: RPI_PICO), "
                         "rp2350 (Raspberry Pi Pico 2: RPI_PICO2)")
