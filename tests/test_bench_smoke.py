@@ -402,3 +402,50 @@ def test_committed_pico_section_comes_from_the_committed_results():
     sec = "\n".join(bench.pico_section(raw)).rstrip("\n")
     assert sec in md
     assert "| ticketq, default path (viper) |" in sec
+
+
+def test_pico_c_section_is_computed_from_the_results():
+    # issue 33's Pico table (--interp pico-c, the firmware with the C core built in): the C,
+    # viper and bytecode rows, and the >= 1.0x target against heapq on plain ints
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    bench = _bench()
+    run = {"config": {"tpo": [256, 128], "reps": 5, "n": 1024, "lk": 64},
+           "ns_per_pair": {"tq/256/128": 40000.0, "tqv/256/128": 160000.0, "tqb/256/128": 800000.0,
+                           "hqt/256/128": 320000.0, "hqi/256/128": 32000.0},
+           "push_pop_ns": {"tq/256/128": [16000.0, 24000.0], "tqv/256/128": [64000.0, 96000.0]},
+           "heap_lock_bytes_per_pair": {"tq": [True, 0.0], "tqv": [True, 0.0]},
+           "ticketq_ops": {"push": [0, 0]}, "ticketq_ops_bytecode": {},
+           "misc": {"'path'": "c", "'fw'": '{"from": "tools/firmware rp2", "sha256_bin": "ab"}'}}
+    md = "\n".join(bench.pico_section({"pico-c": run}, "pico-c"))
+    assert md.startswith(bench.PICO_C_BEGIN) and bench.PICO_C_END in md
+    rows = {r[0]: r for r in ([c.strip() for c in l.strip("|").split("|")] for l in md.splitlines()
+                              if l.startswith("| ticketq") or l.startswith("| heapq"))}
+    assert rows["ticketq, default path (c)"][1:5] == ["2,000", "3,000", "5,000", "1.25x"], rows
+    assert rows["ticketq, viper path forced"][1:5] == ["8,000", "12,000", "20,000", "5.00x"], rows
+    assert "(issue 33): the C path at least as fast as `heapq` on plain ints" in md and "**not met** (1.25x" in md
+    run["ns_per_pair"]["tq/256/128"] = 16000.0
+    assert "**met** (0.50x; speed 2.00x heapq's)" in "\n".join(bench.pico_section({"pico-c": run}, "pico-c"))
+    assert bench.pico_section({"pico": run}, "pico-c") == []
+    # spliced after the Pico section, replaced in place the second time, the Pico one untouched
+    text = "# B\n\n%s\nold\n%s\n\n## How it is measured\n" % (bench.PICO_BEGIN, bench.PICO_END)
+    once = bench.pico_splice(text, {"pico-c": run}, "pico-c")
+    assert once.index(bench.PICO_END) < once.index(bench.PICO_C_BEGIN) < once.index("## How it is measured")
+    assert "%s\nold\n%s" % (bench.PICO_BEGIN, bench.PICO_END) in once
+    assert bench.pico_splice(once, {"pico-c": run}, "pico-c") == once
+
+
+def test_committed_pico_c_section_comes_from_the_committed_results():
+    # BENCHMARKS.md's Pico C-core section is exactly what results.json's "pico-c" run gives
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    import json
+    import os
+
+    bench = _bench()
+    raw = json.load(open(os.path.join(bench.HERE, "results.json")))["runs"]
+    md = open(os.path.join(bench.ROOT, "BENCHMARKS.md")).read()
+    assert "pico-c" in raw, "results.json has no run of the emulated Pico with the C core"
+    sec = "\n".join(bench.pico_section(raw, "pico-c")).rstrip("\n")
+    assert sec in md
+    assert "| ticketq, default path (c) |" in sec and "| ticketq, viper path forced |" in sec

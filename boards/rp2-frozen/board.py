@@ -22,6 +22,7 @@ FROZEN = [
     "lib/ticketq/keyed.py",
     "lib/ticketq/lanes.py",
     "lib/ticketq/resp.py",
+    "lib/ticketq/sentinel.py",
     "lib/ticketq/ticks.py",
     "lib/ticketq/viper.py",
     "firmware/worker.py",

@@ -39,7 +39,9 @@ $TICKETQ_PICO_FIRMWARE) in rp2040js (tools/bench/pico_emu.mjs) over mpremote, as
 targets, plus push and pop timed apart, bytes per pair under heap_lock, free RAM and the
 largest queue beside the frozen worker, in emulated RP2040 cycles (ticketq_tools/bench/pico.py);
 `--splice --interp pico` puts its run into results.json, its section into BENCHMARKS.md and
-its rows into docs/speed.md, the rest as it was.
+its rows into docs/speed.md, the rest as it was. --interp pico-c: the same on the Pico
+firmware with ticketq's C core built in (tools/firmware rp2 --user-c-module c/micropython.cmake,
+or $TICKETQ_PICO_C_FIRMWARE): the C path, the viper and bytecode classes and heapq in one run.
 """
 import argparse
 import json
@@ -54,11 +56,11 @@ import time
 # tables spliced into docs), plots. This file is its command line, and keeps the names that
 # the tests and tools/bench/fleet.py read from it.
 sys.path[0:0] = [os.path.dirname(os.path.abspath(__file__)), os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
-from ticketq_tools.bench.common import HERE, MICROPYTHONS, NAMES, ORDER, QEMU, QEMU_C, ROOT, TITLES  # noqa: E402,F401
+from ticketq_tools.bench.common import HERE, MICROPYTHONS, NAMES, ORDER, PICOS, QEMU, QEMU_C, ROOT, TITLES  # noqa: E402,F401
 from ticketq_tools.bench.plans import MICROBIT_HAS, config, host_plan, microbit_plan  # noqa: E402,F401
 from ticketq_tools.bench.drivers import RunError, collect, run_host, run_microbit  # noqa: E402,F401
 from ticketq_tools.bench.analysis import analyse, fatal  # noqa: E402,F401
-from ticketq_tools.bench.report import ISA_BEGIN, ISA_END, PICO_BEGIN, PICO_END, SPEED_DOC, isa_rows, isa_section, isa_splice, machine_info, pico_section, pico_splice, raw_runs, report, speed_block, update_speed_doc  # noqa: E402,F401
+from ticketq_tools.bench.report import ISA_BEGIN, ISA_END, PICO_BEGIN, PICO_C_BEGIN, PICO_C_END, PICO_END, SPEED_DOC, isa_rows, isa_section, isa_splice, machine_info, pico_section, pico_splice, raw_runs, report, speed_block, update_speed_doc  # noqa: E402,F401
 from ticketq_tools.bench.plans import pico_plan  # noqa: E402,F401
 from ticketq_tools.bench.pico import run_pico  # noqa: E402,F401
 from ticketq_tools.bench.plots import ensure_matplotlib, plot, plot_memory  # noqa: E402,F401
@@ -113,8 +115,8 @@ def main(argv=None):
         try:
             if interp == "microbit":
                 results = run_microbit(microbit_plan(c), log)
-            elif interp == "pico":
-                results = run_pico(pico_plan(c), 3600, args.pico_host, log)
+            elif interp in PICOS:
+                results = run_pico(pico_plan(c), 3600, args.pico_host, log, cmod=interp == "pico-c")
             else:
                 results = run_host(interp, host_plan(interp, c), timeout=1800)
         except (RunError, subprocess.TimeoutExpired, OSError) as e:
@@ -160,7 +162,7 @@ def main(argv=None):
 def splice_main(args):
     """--splice: the QEMU targets' runs into the committed results.json and BENCHMARKS.md."""
     given = [i.strip() for i in args.interp.split(",") if i.strip()]
-    spliced = tuple(QEMU) + ("pico",)
+    spliced = tuple(QEMU) + PICOS
     interps = [i for i in given if i in spliced] if given != list(ORDER) else list(QEMU)
     if not interps:
         print("--splice: give QEMU targets or pico (%s)" % ", ".join(spliced), file=sys.stderr)
@@ -171,9 +173,9 @@ def splice_main(args):
         t0 = time.time()
         print("== %s" % TITLES[interp], file=sys.stderr, flush=True)
         try:
-            if interp == "pico":
+            if interp in PICOS:
                 results = run_pico(pico_plan(c), 3600, args.pico_host,
-                                   lambda m: print(m, file=sys.stderr, flush=True))
+                                   lambda m: print(m, file=sys.stderr, flush=True), cmod=interp == "pico-c")
             else:
                 results = run_host(interp, host_plan(interp, c), timeout=1800)
         except (RunError, subprocess.TimeoutExpired, OSError) as e:
@@ -194,8 +196,9 @@ def splice_main(args):
     raw["runs"].update(json.loads(json.dumps(raw_runs(runs))))
     md = open(os.path.join(ROOT, "BENCHMARKS.md")).read()
     md = isa_splice(md, raw["runs"])
-    if "pico" in interps:
-        md = pico_splice(md, raw["runs"])
+    for interp in PICOS:
+        if interp in interps:
+            md = pico_splice(md, raw["runs"], interp)
     if out:
         os.makedirs(out, exist_ok=True)
     with open(json_path, "w") as f:
@@ -203,9 +206,9 @@ def splice_main(args):
         f.write("\n")
     with open(md_path, "w") as f:
         f.write(md)
-    if "pico" in interps and not out:  # docs/speed.md's table gets the Pico's rows
+    if set(PICOS) & set(interps) and not out:  # docs/speed.md's table gets the Pico's rows
         update_speed_doc(raw)
-    print("\n".join(isa_section(raw["runs"]) + (pico_section(raw["runs"]) if "pico" in interps else [])))
+    print("\n".join(isa_section(raw["runs"]) + sum((pico_section(raw["runs"], i) for i in PICOS if i in interps), [])))
     print("wrote %s, %s" % (md_path, json_path), file=sys.stderr)
     return 1 if failed else 0
 

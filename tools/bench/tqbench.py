@@ -249,6 +249,7 @@ def tpo_tq(q, n, b):
 
 
 tpo_tqb = tpo_tq
+tpo_tqv = tpo_tq
 
 
 def tpo_hqt(h, n, b):
@@ -330,6 +331,7 @@ def p_tq(q, k, b):
 
 
 p_tqb = p_tq
+p_tqv = p_tq
 
 
 def p_hqt(h, k, b):

@@ -54,5 +54,9 @@ def fills(cap):
 # ticketq's Raspberry Pi Pico firmware (ticketq firmware rp2) in rp2040js, timed in emulated
 # RP2040 cycles (ticketq_tools.bench.pico): the last target
 TITLES["pico"] = "Raspberry Pi Pico (RP2040) in rp2040js"
-ORDER += ("pico",)
-MICROPYTHONS += ("pico",)
+# ... and the same firmware with ticketq's C core built in (ticketq firmware rp2 --user-c-module
+# c/micropython.cmake): the default is then the C path, beside the viper and bytecode classes
+TITLES["pico-c"] = "Raspberry Pi Pico (RP2040) in rp2040js, C core built in"
+ORDER += ("pico", "pico-c")
+MICROPYTHONS += ("pico", "pico-c")
+PICOS = ("pico", "pico-c")

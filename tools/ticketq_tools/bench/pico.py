@@ -1,5 +1,5 @@
 """The benchmark on the emulated Raspberry Pi Pico (issue 32): ticketq's RP2040 firmware in
-rp2040js, driven by mpremote over a pseudo-terminal, as ticketq mcu drives the QEMU targets.
+rp2040js, driven by mpremote over a pseudo-terminal, as tools/mcu.py drives the QEMU targets.
 
 What it needs, each found at run time (none of it is in the repository):
   firmware  $TICKETQ_PICO_FIRMWARE (a firmware.bin, or a folder holding one), else
@@ -39,19 +39,25 @@ class PicoError(RuntimeError):
     pass
 
 
-def firmware(log=None):
-    """(path of firmware.bin, what it is): $TICKETQ_PICO_FIRMWARE, else ticketq firmware rp2's."""
-    env = os.environ.get("TICKETQ_PICO_FIRMWARE")
+C_MODULE = os.path.join(ROOT, "c", "micropython.cmake")  # ticketq's C core as a user C module
+
+
+def firmware(log=None, cmod=False):
+    """(path of firmware.bin, what it is): $TICKETQ_PICO_FIRMWARE, else ticketq firmware rp2's.
+    cmod: the firmware with the C core built in ($TICKETQ_PICO_C_FIRMWARE, else ticketq firmware
+    rp2 --user-c-module c/micropython.cmake)."""
+    var = "TICKETQ_PICO_C_FIRMWARE" if cmod else "TICKETQ_PICO_FIRMWARE"
+    env = os.environ.get(var)
     if env:
         path = os.path.join(env, "firmware.bin") if os.path.isdir(env) else env
         if not os.path.isfile(path):
-            raise PicoError("TICKETQ_PICO_FIRMWARE=%s: no firmware.bin there" % env)
+            raise PicoError("%s=%s: no firmware.bin there" % (var, env))
         info = {}
         beside = os.path.join(os.path.dirname(path), "info.json")  # a ticketq firmware rp2 build's
         if os.path.isfile(beside):
             with open(beside) as f:
                 info = json.load(f)
-        info.update({"from": "$TICKETQ_PICO_FIRMWARE" + (" (a ticketq firmware rp2 build)" if info else ""),
+        info.update({"from": "$" + var + (" (a ticketq firmware rp2 build)" if info else ""),
                      "sha256_bin": _sha(path)})
         return path, info
     try:
@@ -60,10 +66,12 @@ def firmware(log=None):
         raise PicoError("no Pico firmware: set TICKETQ_PICO_FIRMWARE to a firmware.bin built as "
                         "../shared/rp2/README.md says (this checkout has no ticketq firmware rp2)")
     try:
-        paths, info, cached = rp2.build("rp2", viper=True, log=log or (lambda m: None))
+        paths, info, cached = rp2.build("rp2", viper=True, user_c_modules=(C_MODULE,) if cmod else (),
+                                        log=log or (lambda m: None))
     except rp2.BuildError as e:
         raise PicoError("ticketq firmware rp2: %s" % e)
-    info = dict(info, **{"from": "ticketq firmware rp2" + (" (cached)" if cached else "")})
+    info = dict(info, **{"from": "ticketq firmware rp2" + (" --user-c-module c/micropython.cmake" if cmod else "")
+                         + (" (cached)" if cached else "")})
     return paths["bin"], info
 
 
@@ -149,7 +157,7 @@ class Emulator:
         self.url = os.ttyname(slave)
 
         def child():
-            # below mpremote, which must answer a mount's requests in time (as ticketq mcu's
+            # below mpremote, which must answer a mount's requests in time (as tools/mcu.py's
             # QEMU); idle board time passes at host speed here (pico_emu.mjs), busy time as fast
             # as the host runs it: niceness changes how long a run takes, not its figures
             os.nice(5)
@@ -225,18 +233,19 @@ class Emulator:
         self.stop()
 
 
-def run_pico(phases, timeout, host="quiet", log=None):
+def run_pico(phases, timeout, host="quiet", log=None, cmod=False):
     """Run the plan's phases on one emulated Pico, each phase one mpremote command (so each
     starts from a soft reset: a fresh heap): ("exec", code, tag) runs code alone and keeps
     its last printed line under tag; ("steps", steps) runs steps (tools/bench's snippets)
     with tqbench.py and mp_worker.py over `mpremote mount`. [(step, ok, text)], with the
-    firmware's description as the step ("x", "", ("fw",))."""
+    firmware's description as the step ("x", "", ("fw",)). cmod: on the firmware with the C
+    core built in (--interp pico-c)."""
     from ticketq_tools import mcu
     from ticketq_tools.bench.drivers import RunError, frames
 
     say = log or (lambda m: None)
     try:
-        fw, info = firmware(say)
+        fw, info = firmware(say, cmod)
     except PicoError as e:
         raise RunError(str(e))
     out = [(("x", "", ("fw",)), True, repr(json.dumps(info, sort_keys=True)))]

@@ -32,13 +32,15 @@ def config(interp, quick):
         # 20000 pairs a section, as issue 12 measured: the tuple baselines' garbage (640 KB)
         # fills the port's 1 MB heap, so their sections include the collections they cause
         c.update(impls=["tq", "tqb", "hqt", "hqi", "sl", "ph"], n=20000, reps=7, warm=20000)
-    if interp == "pico":
+    if interp in ("pico", "pico-c"):
         # as the QEMU targets, on the firmware a Pico runs; tpo: push and pop timed apart at
         # 128 queued of 256 (pairs of n each), lk: bytes per pair under heap_lock
         # (1024 pairs a section: rp2040js counts cycles, so sections vary little, and the
         # emulator runs ~3-15 host s per simulated s on a shared 2-core machine)
         c.update(impls=["tq", "tqb", "hqt", "hqi"], caps=(256,), sweep_cap=256, sweep=(0, 128, 255),
                  n=1024, reps=5, warm=1024, long_n=0, tpo=(256, 128), lk=64)
+        if interp == "pico-c":  # the C core (the default path there), the viper and bytecode classes
+            c.update(impls=["tq", "tqv", "tqb", "hqt", "hqi"])
         if quick:  # a smoke run: the largest-queue searches stop at 1024 slots
             c.update(sweep=(128,), n=128, reps=2, warm=128, ram_hi=1 << 10)
         return c
