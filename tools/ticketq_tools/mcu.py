@@ -697,7 +697,11 @@ def run_on_board(run, log=say, timeout=None, verbose=False):
                 # On a machine loaded far past its cores, a board and mpremote were also seen
                 # to wait on each other for good, mpremote idle: the same fault, the same
                 # remedy. A batch that hangs again fails (a crashed board hangs every time).
-                lost = any("timeout waiting for remote" in l for l in lines)
+                # mpremote's host side can lose the same framing: its mount handler reads a
+                # short reply and dies with "struct.error: unpack requires a buffer of 4
+                # bytes" (seen once in 27 runs at load ~8): the same fault, the same remedy.
+                lost = any("timeout waiting for remote" in l or "struct.error: unpack requires a buffer" in l
+                           for l in lines)
                 if attempt == 1 and (lost or rc is None):
                     run.retried += 1
                     log("  (%s: %s; running %s..%s again on a fresh board)" % (
