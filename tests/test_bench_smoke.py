@@ -320,6 +320,50 @@ def test_committed_isa_table_comes_from_the_committed_results():
         assert row in md.splitlines(), row
 
 
+def test_ccore_table_figures_are_computed_from_the_results():
+    # issue 33's table: the C path's speed against heapq (ints, tuples) and the viper and
+    # bytecode classes at 128 of 256, bytes per pair and the >= 1.0x target, from results.json
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    bench = _bench()
+    raw = {"qemu-armv7m-c": {"ratio": {"tq/256/128": 0.1, "tqv/256/128": 0.4, "tqb/256/128": 4.0,
+                                       "hqi/256/128": 0.2, "hqt/256/128": 1.0},
+                             "alloc_per_pair": {"tq": [0.0, 0.0]}, "misc": {"'path'": "c"}},
+           "qemu-armv6m-c": {"ratio": {"tq/256/128": 0.3, "hqi/256/128": 0.25, "hqt/256/128": 1.0},
+                             "alloc_per_pair": {"tq": [8.0, 1.0]}, "misc": {"'path'": "c"}},
+           "qemu-rv32-c": {"ratio": {"tq/256/128": 0.3}, "misc": {"'path'": "viper"}},
+           "unix-c": {"config": {}, "error": "no .mpy"}}
+    rows = {r[0]: r[1:] for r in ([c.strip() for c in l.strip("|").split("|")] for l in bench.ccore_rows(raw))}
+    assert rows[bench.TITLES["qemu-armv7m-c"]] == ["2.00x", "10.00x", "4.00x", "40.00x", "0", "met"], rows
+    assert rows[bench.TITLES["qemu-armv6m-c"]] == ["0.83x", "3.33x", "—", "—", "8", "not met"], rows
+    assert rows[bench.TITLES["qemu-rv32-c"]][0] == "no figure (path viper)", rows  # never a viper run as C
+    assert rows[bench.TITLES["unix-c"]][0] == "not run: no .mpy", rows
+    # spliced after the ISA table (before the Pico's section), and replaced in place the second time
+    text = "# B\n\n%s\n%s\n\n%s\n%s\n" % (bench.ISA_BEGIN, bench.ISA_END, bench.PICO_BEGIN, bench.PICO_END)
+    once = bench.ccore_splice(text, raw)
+    assert once.index(bench.ISA_END) < once.index(bench.CCORE_BEGIN) < once.index(bench.PICO_BEGIN)
+    assert bench.ccore_splice(once, raw) == once
+    assert bench.ccore_splice(text, {}) == text
+
+
+def test_committed_ccore_table_comes_from_the_committed_results():
+    # BENCHMARKS.md's C-core rows are exactly what tools/bench/results.json gives, for the
+    # unix port and the three QEMU targets, each with the C path measured
+    if IS_MICROPYTHON:
+        skip("the benchmark driver runs on CPython")
+    import json
+    import os
+
+    bench = _bench()
+    raw = json.load(open(os.path.join(bench.HERE, "results.json")))["runs"]
+    md = open(os.path.join(bench.ROOT, "BENCHMARKS.md")).read().splitlines()
+    rows = bench.ccore_rows(raw)
+    assert len(rows) == 4, rows
+    for row in rows:
+        assert row in md, row
+        assert "not run" not in row and "no figure" not in row, row
+
+
 def test_pico_section_is_computed_from_the_results():
     # issue 32's table: cycles per push, pop and pair (ns / 8: the RP2040's 125 MHz), the
     # pair against the firmware's heapq, bytes per pair under heap_lock, and the 1.2x target,

@@ -60,7 +60,7 @@ from ticketq_tools.bench.common import HERE, MICROPYTHONS, NAMES, ORDER, PICOS, 
 from ticketq_tools.bench.plans import MICROBIT_HAS, config, host_plan, microbit_plan  # noqa: E402,F401
 from ticketq_tools.bench.drivers import RunError, collect, run_host, run_microbit  # noqa: E402,F401
 from ticketq_tools.bench.analysis import analyse, fatal  # noqa: E402,F401
-from ticketq_tools.bench.report import ISA_BEGIN, ISA_END, PICO_BEGIN, PICO_C_BEGIN, PICO_C_END, PICO_END, SPEED_DOC, isa_rows, isa_section, isa_splice, machine_info, pico_section, pico_splice, raw_runs, report, speed_block, update_speed_doc  # noqa: E402,F401
+from ticketq_tools.bench.report import CCORE_BEGIN, CCORE_END, CCORE_INTERPS, ccore_rows, ccore_section, ccore_splice, ISA_BEGIN, ISA_END, PICO_BEGIN, PICO_C_BEGIN, PICO_C_END, PICO_END, SPEED_DOC, isa_rows, isa_section, isa_splice, machine_info, pico_section, pico_splice, raw_runs, report, speed_block, update_speed_doc  # noqa: E402,F401
 from ticketq_tools.bench.plans import pico_plan  # noqa: E402,F401
 from ticketq_tools.bench.pico import run_pico  # noqa: E402,F401
 from ticketq_tools.bench.plots import ensure_matplotlib, plot, plot_memory  # noqa: E402,F401
@@ -76,7 +76,7 @@ def main(argv=None):
                    "with --quick: build/bench/)")
     p.add_argument("--no-plot", action="store_true")
     p.add_argument("--splice", action="store_true",
-                   help="run the QEMU targets only (or those of --interp), put their runs into the committed "
+                   help="run the QEMU targets only (or those of --interp: QEMU targets, unix-c, pico, pico-c), put their runs into the committed "
                         "tools/bench/results.json and their table into BENCHMARKS.md; the rest stays as it is "
                         "(as the fleet tier's figures are spliced in from their own run)")
     p.add_argument("--pico-host", choices=("quiet", "stock"), default="quiet",
@@ -162,10 +162,10 @@ def main(argv=None):
 def splice_main(args):
     """--splice: the QEMU targets' runs into the committed results.json and BENCHMARKS.md."""
     given = [i.strip() for i in args.interp.split(",") if i.strip()]
-    spliced = tuple(QEMU) + PICOS
+    spliced = tuple(QEMU) + PICOS + ("unix-c",)
     interps = [i for i in given if i in spliced] if given != list(ORDER) else list(QEMU)
     if not interps:
-        print("--splice: give QEMU targets or pico (%s)" % ", ".join(spliced), file=sys.stderr)
+        print("--splice: give QEMU targets, unix-c or pico (%s)" % ", ".join(spliced), file=sys.stderr)
         return 2
     runs, failed = {}, False
     for interp in interps:
@@ -196,6 +196,8 @@ def splice_main(args):
     raw["runs"].update(json.loads(json.dumps(raw_runs(runs))))
     md = open(os.path.join(ROOT, "BENCHMARKS.md")).read()
     md = isa_splice(md, raw["runs"])
+    if set(CCORE_INTERPS) & set(interps):
+        md = ccore_splice(md, raw["runs"])
     for interp in PICOS:
         if interp in interps:
             md = pico_splice(md, raw["runs"], interp)
@@ -208,7 +210,7 @@ def splice_main(args):
         f.write(md)
     if set(PICOS) & set(interps) and not out:  # docs/speed.md's table gets the Pico's rows
         update_speed_doc(raw)
-    print("\n".join(isa_section(raw["runs"]) + sum((pico_section(raw["runs"], i) for i in PICOS if i in interps), [])))
+    print("\n".join(isa_section(raw["runs"]) + ccore_section(raw["runs"]) + sum((pico_section(raw["runs"], i) for i in PICOS if i in interps), [])))
     print("wrote %s, %s" % (md_path, json_path), file=sys.stderr)
     return 1 if failed else 0
 

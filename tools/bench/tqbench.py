@@ -127,8 +127,9 @@ def t_tq(q, n, b):
 
 
 def mk_tqb(cap, fill):
-    # the bytecode class that ticketq.viper subclasses (ticketq's docstring, "Hot paths")
-    from ticketq.viper import BytecodeQueue
+    # the bytecode class that ticketq.viper subclasses (ticketq's docstring, "Hot paths"),
+    # from ticketq.core itself: importing ticketq.viper fails its self-check on frozen armv6m
+    from ticketq.core import TicketQueue as BytecodeQueue
     q = BytecodeQueue(cap)
     for j in range(fill):
         q.push(j, CLS[(j * 5) & 63])

@@ -52,11 +52,13 @@ def config(interp, quick):
         if interp in ("qemu-armv7m-c", "qemu-rv32-c"):
             # the C core (the default path there), the viper and bytecode classes, heapq
             c.update(impls=["tq", "tqv", "tqb", "hqt", "hqi"])
-        if interp in ("qemu-armv6m", "qemu-armv6m-c"):
+        if interp == "qemu-armv6m":
             # frozen armv6m viper code fails ticketq.viper's self-check on 1c3c201
             # (docs/armv6m-frozen-viper.md): the default path there is bytecode, and no
             # viper class is loaded to force
             c.update(impls=["tq", "hqt", "hqi"])
+        if interp == "qemu-armv6m-c":  # the C path against the bytecode class (no viper class)
+            c.update(impls=["tq", "tqb", "hqt", "hqi"])
         if quick:
             c.update(sweep=(0, 128), n=400, reps=3, warm=400, long_n=0)
         return c
