@@ -35,7 +35,7 @@ or on the micro:bit a pure-Python heap of tuples), from medians of several runs 
 gc.collect() before each timed section; the plain loop's own time is subtracted.
 
 --interp pico: ticketq's Raspberry Pi Pico firmware (ticketq firmware rp2, or
-$TICKETQ_PICO_FIRMWARE) in rp2040js (tools/bench/pico_emu.mjs) over mpremote, as the QEMU
+$TICKETQ_PICO_FIRMWARE) in rp2040js (tools/pico/run.mjs --host=quiet) over mpremote, as the QEMU
 targets, plus push and pop timed apart, bytes per pair under heap_lock, free RAM and the
 largest queue beside the frozen worker, in emulated RP2040 cycles (ticketq_tools/bench/pico.py);
 `--splice --interp pico` puts its run into results.json, its section into BENCHMARKS.md and
@@ -80,7 +80,7 @@ def main(argv=None):
                         "tools/bench/results.json and their table into BENCHMARKS.md; the rest stays as it is "
                         "(as the fleet tier's figures are spliced in from their own run)")
     p.add_argument("--pico-host", choices=("quiet", "stock"), default="quiet",
-                   help="the emulated Pico's USB host (tools/bench/pico_emu.mjs): quiet NAKs while it has "
+                   help="the emulated Pico's USB host (tools/pico/run.mjs --host): quiet NAKs while it has "
                         "nothing to send, as a real host; stock is rp2040js's, which keeps the USB busy")
     args = p.parse_args(argv)
     if args.splice:

@@ -36,7 +36,7 @@ HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
 RUN_MJS = os.path.join(HERE, "pico", "run.mjs")
-RP2040JS = os.path.join(HERE, "pico", "node_modules", "rp2040js")
+RP2040JS = os.environ.get("TICKETQ_RP2040JS") or os.path.join(HERE, "pico", "node_modules", "rp2040js")
 BOOTROM = os.environ.get("TICKETQ_RP2_BOOTROM") or os.path.normpath(
     os.path.join(ROOT, "..", "shared", "rp2", "emu", "bootrom.mjs"))
 
@@ -49,7 +49,8 @@ def check_setup():
     if not shutil.which("node"):
         raise PicoError("node not found: Node.js 18 or later (tools/setup)")
     if not os.path.isdir(RP2040JS):
-        raise PicoError("no %s: run tools/setup (npm ci in tools/pico)" % RP2040JS)
+        raise PicoError("no %s: run tools/setup (npm ci in tools/pico), or set $TICKETQ_RP2040JS to the "
+                        "package's folder" % RP2040JS)
     if not os.path.isfile(BOOTROM):
         raise PicoError("no RP2040 bootrom at %s (../shared/rp2/emu/bootrom.mjs beside the checkout, "
                         "or $TICKETQ_RP2_BOOTROM)" % BOOTROM)
@@ -60,12 +61,14 @@ class Pico:
     start() waits until its REPL answers on the pty; `url` is what `mpremote connect` takes
     (/dev/pts/N; with link=PATH also a symlink PATH to it). `edges`: GPIO 25's changes so
     far; `log`: the emulator's stderr lines. stop() ends it (and `summary` is its last
-    line: simulated seconds, CPU cycles, host seconds, edges)."""
+    line: simulated seconds, CPU cycles, host seconds, edges). host: run.mjs's emulated USB
+    host, "stock" (rp2040js's) or "quiet" (NAKs while it has nothing to send, as a real
+    host does; the benchmark's: run.mjs says why)."""
 
-    def __init__(self, firmware, link=None, sim_limit=None):
+    def __init__(self, firmware, link=None, sim_limit=None, host="stock"):
         # sim_limit: emulated seconds after which the emulator stops (a hung board, told
         # apart from a slow host: the limit does not depend on the machine's load)
-        self.firmware, self.link, self.sim_limit = firmware, link, sim_limit
+        self.firmware, self.link, self.sim_limit, self.host = firmware, link, sim_limit, host
         self.proc = self.url = None
         self.edges = 0
         self.log = []
@@ -73,7 +76,7 @@ class Pico:
         self._fds = []
         self._threads = []
 
-    def start(self, timeout=60.0, nice=False):
+    def start(self, timeout=60.0, nice=0):
         from ticketq_tools import emu
         from ticketq_tools.board import answers as _answers
 
@@ -89,12 +92,15 @@ class Pico:
 
         def child():
             # not niced by default (QEMU is, ticketq mcu): the board times its waits for the
-            # host in simulated time, which a starved emulator slows down with it
+            # host in simulated time, which a starved emulator slows down with it; nice: the
+            # increment (the benchmark's 5: idle board time is paced to the host's there)
             if nice:
-                os.nice(10)
+                os.nice(nice)
             emu._set_pdeathsig()
 
-        cmd = ["node", RUN_MJS, self.firmware, "--bootrom=" + BOOTROM]
+        cmd = ["node", RUN_MJS, self.firmware, "--bootrom=" + BOOTROM, "--host=" + self.host]
+        if os.environ.get("TICKETQ_RP2040JS"):
+            cmd.append("--rp2040js=" + RP2040JS)
         if self.sim_limit:
             cmd.append("--sim-limit=%g" % self.sim_limit)
         self.proc = subprocess.Popen(cmd,
@@ -175,7 +181,7 @@ class Pico:
             os.unlink(self.link)
 
     def __enter__(self):
-        return self.start()
+        return self if self.proc else self.start()  # `with Pico(...).start(timeout, nice)` too
 
     def __exit__(self, *exc):
         self.stop()

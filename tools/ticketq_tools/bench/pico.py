@@ -7,8 +7,9 @@ What it needs, each found at run time (none of it is in the repository):
   rp2040js  $TICKETQ_RP2040JS (the package folder), else tools/pico/node_modules/rp2040js
             (tools/setup installs it)
   bootrom   $TICKETQ_RP2_BOOTROM, else ../shared/rp2/emu/bootrom.mjs beside the checkout
-The emulator is tools/bench/pico_emu.mjs: rp2040js with a USB host that NAKs while it has
-nothing to send, as a real one does (the file says why and what the stock host costs).
+The emulator is the tests' (ticketq_tools.pico.Pico: tools/pico/run.mjs on a pty), run with
+--host=quiet: a USB host that NAKs while it has nothing to send, as a real one does
+(run.mjs says why and what rp2040js's stock host costs).
 
 Time on the emulated chip: the firmware's time.ticks_us() is rp2040js's simulated clock,
 which advances 8 ns (one cycle at 125 MHz) for every cycle its core model charges an
@@ -19,24 +20,15 @@ instructions); the figures here are the clock's.
 """
 import json
 import os
-import pty
-import select
 import shutil
-import subprocess
-import sys
 import tempfile
-import threading
 import time
-import tty
 
 from ticketq_tools.bench.common import HERE, ROOT
 
-EMU = os.path.join(HERE, "pico_emu.mjs")
+from ticketq_tools.pico import Pico, PicoError, check_setup
+
 CYCLES_PER_US = 125  # the RP2040's 125 MHz, the clock rp2040js simulates
-
-
-class PicoError(RuntimeError):
-    pass
 
 
 C_MODULE = os.path.join(ROOT, "c", "micropython.cmake")  # ticketq's C core as a user C module
@@ -82,24 +74,6 @@ def _sha(path):
         return hashlib.sha256(f.read()).hexdigest()
 
 
-def rp2040js():
-    env = os.environ.get("TICKETQ_RP2040JS")
-    path = env or os.path.join(ROOT, "tools", "pico", "node_modules", "rp2040js")
-    if not os.path.isfile(os.path.join(path, "package.json")):
-        raise PicoError("no rp2040js at %s (tools/setup installs it in tools/pico; or set TICKETQ_RP2040JS "
-                        "to the package's folder)" % path)
-    return path
-
-
-def bootrom():
-    path = os.environ.get("TICKETQ_RP2_BOOTROM") or os.path.normpath(
-        os.path.join(ROOT, "..", "shared", "rp2", "emu", "bootrom.mjs"))
-    if not os.path.isfile(path):
-        raise PicoError("no RP2040 bootrom at %s (../shared/rp2/emu/bootrom.mjs beside the checkout, or "
-                        "$TICKETQ_RP2_BOOTROM)" % path)
-    return path
-
-
 def built_firmware():
     """The firmware.bin to run, without building anything: $TICKETQ_PICO_FIRMWARE, else
     ticketq firmware rp2's build when it is in its cache; None when there is none."""
@@ -122,10 +96,7 @@ def built_firmware():
 def available():
     """None when the emulated Pico can run here, else why not (for tests that skip)."""
     try:
-        if not shutil.which("node"):
-            return "node not found"
-        rp2040js()
-        bootrom()
+        check_setup()  # node, rp2040js, the bootrom
         if not os.environ.get("TICKETQ_PICO_FIRMWARE"):
             try:
                 from ticketq_tools import rp2  # noqa: F401
@@ -134,103 +105,6 @@ def available():
     except PicoError as e:
         return str(e)
     return None
-
-
-class Emulator:
-    """One emulated Pico on a pty: `url` for `mpremote connect`; stop() ends it and sets
-    `summary` (simulated s, CPU cycles, host s)."""
-
-    def __init__(self, fw, host="quiet"):
-        self.fw, self.host = fw, host
-        self.proc = self.url = None
-        self.log, self.summary = [], None
-        self._fds, self._threads = [], []
-
-    def start(self, timeout=90.0):
-        from ticketq_tools.mcu import _answers
-
-        if not shutil.which("node"):
-            raise PicoError("node not found")
-        master, slave = pty.openpty()
-        tty.setraw(slave)  # a serial line: no echo, no line discipline
-        self._fds = [master, slave]  # the slave stays open here: no EIO between mpremote calls
-        self.url = os.ttyname(slave)
-
-        def child():
-            # below mpremote, which must answer a mount's requests in time (as tools/mcu.py's
-            # QEMU); idle board time passes at host speed here (pico_emu.mjs), busy time as fast
-            # as the host runs it: niceness changes how long a run takes, not its figures
-            os.nice(5)
-
-        self.proc = subprocess.Popen(["node", EMU, self.fw, "--bootrom=" + bootrom(), "--rp2040js=" + rp2040js(),
-                                      "--host=" + self.host],
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     bufsize=0, preexec_fn=child)
-        for fn in (self._pump, self._stderr):
-            th = threading.Thread(target=fn, daemon=True)
-            th.start()
-            self._threads.append(th)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and self.proc.poll() is None:
-            if any(line.startswith("[pico] usb") for line in self.log) and _answers(self.url):
-                return self
-            time.sleep(0.2)
-        said = "\n".join(self.log[-8:])
-        code = self.proc.poll()
-        self.stop()
-        raise PicoError("emulated Pico (%s): %s\n%s" % (
-            self.fw, "no REPL after %.0f s" % timeout if code is None else "node exited %s" % code, said))
-
-    def _pump(self):
-        master, out = self._fds[0], self.proc.stdout.fileno()
-        try:
-            while self.proc.poll() is None:
-                r, _, _ = select.select([master, out], [], [], 0.5)
-                if master in r:
-                    try:
-                        data = os.read(master, 4096)
-                    except OSError:
-                        data = b""
-                    if data:
-                        self.proc.stdin.write(data)
-                if out in r:
-                    data = os.read(out, 4096)
-                    if not data:
-                        break
-                    os.write(master, data)
-        except (OSError, ValueError):
-            pass  # closed by stop()
-
-    def _stderr(self):
-        for raw in self.proc.stderr:
-            line = raw.decode(errors="replace").rstrip()
-            if line.startswith("[pico] end "):
-                self.summary = line
-            self.log.append(line)
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            try:
-                self.proc.stdin.close()  # pico_emu.mjs prints its end line and exits
-                self.proc.wait(5)
-            except (OSError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait()
-        for th in self._threads:
-            th.join(2)
-        self._threads = []
-        for fd in self._fds:
-            try:
-                os.close(fd)
-            except OSError:
-                pass
-        self._fds = []
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.stop()
 
 
 def run_pico(phases, timeout, host="quiet", log=None, cmod=False):
@@ -251,7 +125,10 @@ def run_pico(phases, timeout, host="quiet", log=None, cmod=False):
     out = [(("x", "", ("fw",)), True, repr(json.dumps(info, sort_keys=True)))]
     t0 = time.time()
     try:
-        with Emulator(fw, host) as emu, tempfile.TemporaryDirectory(prefix="tq-bench-pico-") as tmp:
+        # niced below mpremote, which must answer a mount's requests in time (as tools/mcu.py's
+        # QEMU); idle board time passes at host speed with the quiet host (run.mjs), busy time
+        # as fast as the host runs it: niceness changes how long a run takes, not its figures
+        with Pico(fw, host=host).start(timeout=90.0, nice=5) as emu, tempfile.TemporaryDirectory(prefix="tq-bench-pico-") as tmp:
             for fn in ("tqbench.py", "mp_worker.py"):
                 shutil.copyfile(os.path.join(HERE, fn), os.path.join(tmp, fn))
             for ph in phases:

@@ -406,7 +406,7 @@ def pico_section(raw, interp="pico"):
         "every fetch alike; so a real board can be slower than these figures, and the rows unequally (the "
         "one whose code misses more pays more). Nor does it model bus contention. The emulated USB host NAKs while it "
         "has nothing to send, as a real one does (rp2040js's own keeps the device's USB interrupt busy: "
-        "`tools/bench/pico_emu.mjs`). Ratios between rows are the firmer figures.", "",
+        "`tools/pico/run.mjs --host=quiet`). Ratios between rows are the firmer figures.", "",
         "| implementation | push | pop | push+pop pair | pair's time against heapq on ints "
         "| pair's time against heapq on tuples | B per pair |",
         "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
