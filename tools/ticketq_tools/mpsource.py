@@ -74,11 +74,14 @@ def tarball_sha():
 
 
 @contextlib.contextmanager
-def _locked(name):
+def _locked(name, cache=None):
+    """An exclusive lock on `name`.lock in `cache` (this module's CACHE unless given: the rp2
+    build's has its own), held for the with block: builds of the same tree never overlap."""
     import fcntl
 
-    os.makedirs(CACHE, exist_ok=True)
-    with open(os.path.join(CACHE, name + ".lock"), "w") as f:
+    cache = cache or CACHE
+    os.makedirs(cache, exist_ok=True)
+    with open(os.path.join(cache, name + ".lock"), "w") as f:
         fcntl.flock(f, fcntl.LOCK_EX)
         try:
             yield

@@ -41,7 +41,6 @@ fw/<target>-<viper|noviper>-<key>/firmware.{uf2,bin,elf} and info.json. A warm c
 nothing.
 """
 import contextlib
-import hashlib
 import json
 import os
 import shutil
@@ -52,6 +51,8 @@ import time
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tools/
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, HERE)
+from ticketq_tools import mpsource  # noqa: E402
+from ticketq_tools.mpsource import _file_sha, _sha  # noqa: E402  (the hashes every cache key is made of)
 SHARED = os.environ.get("TICKETQ_RP2_SHARED") or os.path.normpath(os.path.join(ROOT, "..", "shared", "rp2"))
 CACHE = os.environ.get("TICKETQ_RP2_CACHE") or os.path.join(os.path.expanduser("~"), ".cache", "ticketq", "rp2")
 PATCH = "mpy-tool-armv6m-align4.patch"
@@ -80,33 +81,8 @@ def say(line):
     print(line, file=sys.stderr, flush=True)
 
 
-def _sha(*parts):
-    h = hashlib.sha256()
-    for p in parts:
-        h.update(p if isinstance(p, bytes) else str(p).encode())
-        h.update(b"\0")
-    return h.hexdigest()
-
-
-def _file_sha(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-@contextlib.contextmanager
 def _locked(name):
-    import fcntl
-
-    os.makedirs(CACHE, exist_ok=True)
-    with open(os.path.join(CACHE, name + ".lock"), "w") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
+    return mpsource._locked(name, CACHE)
 
 
 def tarballs():
