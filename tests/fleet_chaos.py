@@ -232,7 +232,7 @@ def history(load, i):
 
 
 def summary(r):
-    # one line for the test's output and docs/fleet.md's table
+    # one line for the test's output and docs/fleet-ops.md's table
     return ("pushed %d (+%d unknown), pops %d, acked %d (+%d unknown), left %d; lost %d, acked twice %d, "
             "held twice %d, came back %d, phantom %d; client errors %s" % (
                 r["pushed"], r["unknown_push"], r["pops"], r["acked"], r["unknown_ack"], r["end"], len(r["lost"]),

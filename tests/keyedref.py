@@ -16,7 +16,7 @@ def rotl5(x):
 
 
 def fold(g, i, c, s, lane):
-    # The digest's definition (docs/lanes.md, step 8), the key (its fold) in place of the lane.
+    # The digest's definition (docs/lanes-design.md, step 8), the key (its fold) in place of the lane.
     g = rotl5(rotl5(g) ^ i) ^ s ^ (c << 28)
     return rotl5(g) ^ lane if lane else g
 

@@ -453,7 +453,7 @@ def test_a_non_loopback_bind_warns_and_takes_any_host():
             p.stderr.close()
 
 
-# ---- keyed lane queues: the busiest lanes, with bounded reads (docs/fleet.md, "Dashboard")
+# ---- keyed lane queues: the busiest lanes, with bounded reads (docs/fleet-ops.md, "The dashboard in detail")
 
 
 def _keyed_server():

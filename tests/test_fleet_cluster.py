@@ -1,4 +1,4 @@
-# Host only (CPython and a real redis-server): what docs/fleet.md claims for Redis Cluster.
+# Host only (CPython and a real redis-server): what docs/fleet-ops.md claims for Redis Cluster (Connections).
 # Every key of one queue is <prefix>{<name>}:<part>, so all of them hash to one slot (the
 # CRC16 rule, computed here with redis-py's redis.crc.key_slot, as a cluster client does);
 # every key a function touches is one of the keys it is given (FCALL's key list: checked in

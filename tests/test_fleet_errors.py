@@ -143,7 +143,7 @@ def test_server_checks_arguments_too():
 def test_key_types_are_checked_at_open_and_meta_by_every_call():
     # The ten keys' types are checked when a queue object opens the queue (and by client()),
     # not by every call (ten TYPE calls were a third of a push's server time: issue 21).
-    # docs/fleet.md, "Key types": a key another program wrote over after that is named by the
+    # docs/fleet-ops.md, "Key types" (Connections): a key another program wrote over after that is named by the
     # next open (TQTYPE, nothing written); a call that meets it fails with FleetError TQTYPE
     # naming the queue (possibly part way: Redis keeps a script's writes before an error), or,
     # if it does not touch that key, runs. The meta hash is read first by every call, so a

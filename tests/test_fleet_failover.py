@@ -8,7 +8,7 @@
 # ticket held by two holders at once, none acked twice or popped again after its ack.
 # Durability on (FleetQueue num_replicas=2: every write confirmed by both replicas before it
 # returns) must hold all of them exactly; off, replication is asynchronous and a failover may
-# drop the last writes: the test reports what was lost (docs/fleet.md's table) and asserts
+# drop the last writes: the test reports what was lost (docs/fleet-ops.md's table) and asserts
 # what still holds.
 from support import IS_MICROPYTHON, skip
 
@@ -58,7 +58,7 @@ def durable_kw(on):
 
 
 def record(name, text):
-    # The measured figures, for docs/fleet.md's table: build/failover/<name>.txt
+    # The measured figures, for docs/fleet-ops.md's table: build/failover/<name>.txt
     d = os.path.join(ROOT, "build", "failover")
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "%s-%s.txt" % (name, fleet_server.server_kind())), "w") as f:
@@ -125,7 +125,7 @@ def test_gateway_and_board_client_follow_the_primary():
     # runs every job (pushed through the board client, before and after the failover), each
     # acked; with durability on (the producer's pushes confirmed by both replicas) none is
     # lost. (A job may run twice: the gateway's acks are not durable here; a failover that
-    # loses an ack brings the job back, as docs/fleet.md says.)
+    # loses an ack brings the job back, as docs/fleet-ops.md says.)
     host_only()
     import threading
 

@@ -1,5 +1,5 @@
 # Leases against the rotation (CPython only: hypothesis and a real redis-server). What
-# docs/lanes.md says of the fleet tier, as a model: test_lanes_model's reference (plain
+# docs/lanes-design.md says of the fleet tier ("The fleet tier: details"), as a model: test_lanes_model's reference (plain
 # lists, exact fractions, written from the rule), plus leases: a leased pop is a pop (the
 # cursor moves, the digest folds, aging counts); an ack changes nothing more; a lease that
 # ends without an ack (release; an expiry takes the same path in the server: core.lua's

@@ -1,5 +1,5 @@
 # Leases and dead letters as a model (CPython only: hypothesis and a real redis-server).
-# A plain Python model written from docs/fleet.md's promises, not from the Lua: a leased
+# A plain Python model written from docs/fleet-delivery.md's promises, not from the Lua: a leased
 # pop moves the ticket out of the queue (it still counts against the capacity) and raises
 # its delivery count; ack ends it; release, or the lease running out, puts it back in its
 # ORIGINAL place (class and sequence), or onto the dead-letter list once it has been

@@ -143,7 +143,7 @@ def test_a_killed_waiter_loses_nothing():
 
 
 def test_an_expired_lease_wakes_no_blocked_waiter_it_is_noticed_within_slice_ms():
-    # What docs/fleet.md says: nothing runs in the server when a lease runs out, so a waiter
+    # What docs/fleet-delivery.md says: nothing runs in the server when a lease runs out, so a waiter
     # already blocked when the lease was taken is not woken by its expiry; it notices at the
     # end of its current wait, at most slice_ms later.
     srv, q = setup(slice_ms=1500)

@@ -207,7 +207,7 @@ def test_a_lane_back_from_idle_gets_one_turn_and_no_catch_up():
 
 
 def test_a_weight_raised_mid_wait_counts_at_its_largest():
-    # K2's S with weights that change (docs/lanes.md): lanes 1 (weight 5, five tickets) and
+    # K2's S with weights that change (docs/lanes-design.md, Theorem K2): lanes 1 (weight 5, five tickets) and
     # 2 (weight 1) are ahead of lane 3's one ticket (j = 0). At no moment do the other
     # lanes' weights add up to more than 6, yet ten pops come first: lane 1 takes five and
     # leaves, lane 2's weight is then raised to 5 and it takes five. The spec's first S (6)
