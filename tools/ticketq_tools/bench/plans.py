@@ -213,12 +213,8 @@ def host_plan(interp, c):
     return steps
 
 
-# The emulated Pico's RAM phase, from a fresh heap (its own mpremote command, nothing
-# mounted): gc.mem_free() before and after `import ticketq` and after the frozen worker, then
-# the largest TicketQueue and the largest worker.Worker that build beside the worker (binary
-# search on the capacity, as most_tq on the micro:bit), the queue's then filled and drained.
-PICO_RAM = """import gc, sys
-def most(mk, lo, hi):
+# the largest capacity m, lo <= m < hi, for which mk(m) builds (a binary search on the board)
+_MOST = """def most(mk, lo, hi):
     while hi - lo > 1:
         m = (lo + hi) >> 1
         o = None
@@ -231,7 +227,14 @@ def most(mk, lo, hi):
         o = None
     gc.collect()
     return lo
-def main():
+"""
+
+# The emulated Pico's RAM phase, from a fresh heap (its own mpremote command, nothing
+# mounted): gc.mem_free() before and after `import ticketq` and after the frozen worker, then
+# the largest TicketQueue and the largest worker.Worker that build beside the worker (binary
+# search on the capacity, as most_tq on the micro:bit), the queue's then filled and drained.
+PICO_RAM = """import gc, sys
+""" + _MOST + """def main():
     gc.collect()
     f0 = gc.mem_free()
     import ticketq
@@ -263,20 +266,7 @@ try:
     import worker
 except ImportError:  # a firmware without the worker frozen
     worker = None
-def most(mk, lo, hi):
-    while hi - lo > 1:
-        m = (lo + hi) >> 1
-        o = None
-        gc.collect()
-        try:
-            o = mk(m)
-            lo = m
-        except MemoryError:
-            hi = m
-        o = None
-    gc.collect()
-    return lo
-print(most(worker.Worker, 1, 1 << 24) if worker else None)
+""" + _MOST + """print(most(worker.Worker, 1, 1 << 24) if worker else None)
 """
 
 
