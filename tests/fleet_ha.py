@@ -308,10 +308,11 @@ def my_id(port):
         c.close()
 
 
-class ReplicatedCluster:
+class ReplicatedCluster(fleet_server.Cluster):
     # A Redis Cluster of n masters with a replica each (node timeout 1 s, so a replica takes
     # over a killed master in ~2-3 s), the slots split evenly, the ticketq library loaded by
-    # ticketq fleet install given one node (it walks CLUSTER NODES itself).
+    # ticketq fleet install given one node (it walks CLUSTER NODES itself). client(), close()
+    # and the with block are fleet_server.Cluster's.
     def __init__(self, n=3, exe=None):
         self.exe = exe or fleet_server.server_exe()
         self.n = n
@@ -429,18 +430,3 @@ class ReplicatedCluster:
         self.events.append(("slot %d %d -> %d (%d keys)" % (slot, src, dst, moved), time.monotonic() - t0))
         wait_for(lambda: all(cluster_ok(p) for p in self.roles()), "cluster ok after the move")
         return moved
-
-    def client(self, **kw):
-        from redis.cluster import RedisCluster
-
-        return RedisCluster(host="127.0.0.1", port=self.nodes[0].port, **kw)
-
-    def close(self):
-        for s in self.nodes:
-            s.close()
-
-    def __enter__(self):
-        return self.start()
-
-    def __exit__(self, *exc):
-        self.close()
