@@ -814,9 +814,10 @@ def elf_size(elf, gcc):
     return tuple(int(x) for x in out[1].split()[:3])
 
 
-def size_line(target, log=say):
-    """One line: the frozen (viper) firmware's text+data and bss without and with the C core
-    compiled in, and the difference (flash: text+data, RAM: data+bss)."""
+def sizes(target, log=say):
+    """(flash without, flash with, RAM added) in bytes: the frozen (viper) firmware of
+    `target` built without and with the C core compiled in (flash: text+data, RAM:
+    data+bss), each built unless the cache has it."""
     if target == "pico":
         from ticketq_tools import rp2
 
@@ -835,8 +836,14 @@ def size_line(target, log=say):
         elfs = [firmware(target, True, log, c) for c in (False, True)]
         gcc = TARGETS[target]["gcc"]
     (t0, d0, b0), (t1, d1, b1) = (elf_size(e, gcc) for e in elfs)
+    return t0 + d0, t1 + d1, (d1 + b1) - (d0 + b0)
+
+
+def size_line(target, log=say):
+    """One line of `ticketq mcu size`: sizes(target), and the flash the C core adds."""
+    f0, f1, ram = sizes(target, log)
     return ("%-8s flash (text+data) %8d B without the C core, %8d B with it: +%d B; RAM (data+bss) %+d B"
-            % (target, t0 + d0, t1 + d1, (t1 + d1) - (t0 + d0), (d1 + b1) - (d0 + b0)))
+            % (target, f0, f1, f1 - f0, ram))
 
 
 # ---- CLI
